@@ -1,0 +1,156 @@
+"""The token estimate (spec 5): ~4 bytes per token plus 4 framing tokens per message.
+
+Images in ``[IMAGE:<ref>]`` markers are priced at a flat ``IMAGE_TOKEN_ESTIMATE`` only in
+the rows whose images are dispatched: user rows (not carriers) and the tool-result
+carriers of the current user turn, whose images are their *declared* attachments.
+Everything else is priced by its bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from harness.runtime.carriers import is_prompt_tool_carrier, is_tool_result_carrier, parse_carrier
+from harness.runtime.constants import (
+    BYTES_PER_TOKEN,
+    IMAGE_MARKER_PREFIX,
+    IMAGE_TOKEN_ESTIMATE,
+    PER_MESSAGE_FRAMING_TOKENS,
+)
+from harness.runtime.messages import ChatMessage, to_json
+from harness.runtime.text import RUST_WHITESPACE, div_ceil, rust_trim, utf8_len
+
+_DRIVE_PATH = re.compile(r"[A-Za-z]:[\\/]")
+
+
+def text_tokens(byte_count: int) -> int:
+    return div_ceil(byte_count, BYTES_PER_TOKEN)
+
+
+def plain_message_tokens(content: str) -> int:
+    """``ceil(bytes / 4) + 4``: the formula every row falls back to."""
+    return text_tokens(utf8_len(content)) + PER_MESSAGE_FRAMING_TOKENS
+
+
+def _normalize_ref(ref: str) -> str:
+    # A CR or LF inside a ref is removed together with the whitespace after it.
+    out, i = [], 0
+    while i < len(ref):
+        ch = ref[i]
+        if ch in "\r\n":
+            i += 1
+            while i < len(ref) and ref[i] in RUST_WHITESPACE:
+                i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return rust_trim("".join(out))
+
+
+def is_loadable_image_ref(ref: str) -> bool:
+    if ref.startswith(("/", "http://", "https://", "data:")):
+        return True
+    if _DRIVE_PATH.match(ref):
+        return True
+    if ref.startswith("\\\\") and len(ref) > 2 and ref[2] not in "?.":
+        server, sep, share = ref[2:].partition("\\")
+        return bool(server) and bool(sep) and bool(share)
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerSummary:
+    text_bytes: int
+    image_refs: int
+
+
+def summarize_image_markers(content: str) -> MarkerSummary:
+    """Bytes of everything but loadable markers, and how many loadable markers there are."""
+    removed_bytes, refs, pos = 0, 0, 0
+    while (start := content.find(IMAGE_MARKER_PREFIX, pos)) != -1:
+        end = content.find("]", start + len(IMAGE_MARKER_PREFIX))
+        if end == -1:
+            break  # an unterminated tail is text
+        ref = _normalize_ref(content[start + len(IMAGE_MARKER_PREFIX) : end])
+        if is_loadable_image_ref(ref):
+            refs += 1
+            removed_bytes += utf8_len(content[start : end + 1])
+        pos = end + 1
+    return MarkerSummary(utf8_len(content) - removed_bytes, refs)
+
+
+def _user_row_tokens(content: str) -> int:
+    if IMAGE_MARKER_PREFIX in content:
+        summary = summarize_image_markers(content)
+        if summary.image_refs > 0:
+            return (
+                text_tokens(summary.text_bytes)
+                + IMAGE_TOKEN_ESTIMATE * summary.image_refs
+                + PER_MESSAGE_FRAMING_TOKENS
+            )
+    return plain_message_tokens(content)
+
+
+def _current_carrier_tokens(message: ChatMessage) -> int:
+    parsed = parse_carrier(message)
+    if parsed is None or not parsed.declared or not parsed.attachments:
+        return plain_message_tokens(message.content)
+    images = sum(1 for a in parsed.attachments if a.kind == "image")
+    return (
+        text_tokens(utf8_len(parsed.text))
+        + IMAGE_TOKEN_ESTIMATE * images
+        + PER_MESSAGE_FRAMING_TOKENS
+    )
+
+
+def message_tokens(message: ChatMessage, *, current_carrier: bool) -> int:
+    """Cost of one row; ``current_carrier`` says whether it sits in the current user turn."""
+    if is_tool_result_carrier(message):
+        if current_carrier:
+            return _current_carrier_tokens(message)
+        return plain_message_tokens(message.content)
+    if message.role == "user":
+        return _user_row_tokens(message.content)
+    return plain_message_tokens(message.content)
+
+
+def current_turn_start(history: Sequence[ChatMessage]) -> int:
+    """Index of the last user row that is not a prompt-mode carrier; 0 when there is none
+    (then every carrier counts as current)."""
+    for index in range(len(history) - 1, -1, -1):
+        row = history[index]
+        if row.role == "user" and not is_prompt_tool_carrier(row.content):
+            return index
+    return 0
+
+
+def estimate_history_tokens(history: Sequence[ChatMessage]) -> int:
+    start = current_turn_start(history)
+    return sum(
+        message_tokens(row, current_carrier=index >= start) for index, row in enumerate(history)
+    )
+
+
+def estimate_system_floor_tokens(history: Sequence[ChatMessage]) -> int:
+    return sum(plain_message_tokens(row.content) for row in history if row.role == "system")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: Mapping[str, object] = field(default_factory=dict)
+
+
+def estimate_tool_schema_tokens(specs: Sequence[ToolSpec]) -> int:
+    """Per spec: ``ceil((len(name)+len(description)+len(compact_json(parameters)))/4) + 4``.
+
+    Lengths are UTF-8 bytes, as everywhere in the estimate; keys keep their given order.
+    """
+    total = 0
+    for spec in specs:
+        size = utf8_len(spec.name) + utf8_len(spec.description) + utf8_len(to_json(spec.parameters))
+        total += text_tokens(size) + PER_MESSAGE_FRAMING_TOKENS
+    return total

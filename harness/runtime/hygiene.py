@@ -1,0 +1,171 @@
+"""History hygiene: the orphan sweep (spec 15) and system-row normalisation (spec 2.2).
+
+Whole-turn trimming never creates orphans; these are the safety net for histories that
+are already inconsistent (restored sessions, external edits, row-level channel caches).
+Ids are read from the JSON structure only: an id that appears in prose does not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.runtime.messages import ChatMessage, from_json, to_json
+from harness.runtime.text import rust_trim
+
+
+def tool_call_id_of(content: str) -> str | None:
+    """The ``tool_call_id`` string of a native tool row, if its JSON carries one."""
+    value = from_json(content)
+    if isinstance(value, dict) and isinstance(value.get("tool_call_id"), str):
+        return str(value["tool_call_id"])
+    return None
+
+
+def assistant_tool_call_ids(content: str) -> list[str] | None:
+    """Ids of an assistant row's native ``tool_calls``; ``None`` when it has none."""
+    value = from_json(content)
+    if not isinstance(value, dict) or not isinstance(value.get("tool_calls"), list):
+        return None
+    ids = [
+        call["id"]
+        for call in value["tool_calls"]
+        if isinstance(call, dict) and isinstance(call.get("id"), str)
+    ]
+    return ids or None
+
+
+@dataclass(frozen=True, slots=True)
+class OrphanSweep:
+    history: list[ChatMessage]
+    removed: int
+    orphan_tool_call_ids: tuple[str, ...]
+
+
+def _drop_unresolved_back_to_back_dispatches(rows: list[ChatMessage], orphan_ids: list[str]) -> int:
+    removed, i = 0, 0
+    while i < len(rows):
+        doomed = assistant_tool_call_ids(rows[i].content) if rows[i].role == "assistant" else None
+        # The previous row is directly adjacent, so nothing can have answered it in between:
+        # a dispatch that follows another dispatch always means the first went unanswered.
+        previous_is_dispatch = (
+            i > 0
+            and rows[i - 1].role == "assistant"
+            and assistant_tool_call_ids(rows[i - 1].content) is not None
+        )
+        if doomed is None or not previous_is_dispatch:
+            i += 1
+            continue
+        orphan_ids.extend(doomed)
+        del rows[i]
+        removed += 1
+        while i < len(rows) and rows[i].role == "tool":
+            result_id = tool_call_id_of(rows[i].content)
+            if result_id is not None and result_id not in doomed:
+                break
+            del rows[i]
+            removed += 1
+    return removed
+
+
+def _owning_assistant(rows: Sequence[ChatMessage], tool_index: int) -> int | None:
+    for j in range(tool_index - 1, -1, -1):
+        role = rows[j].role
+        if role == "assistant":
+            return j
+        if role != "tool":
+            return None
+    return None
+
+
+def _drop_orphan_tool_rows(rows: list[ChatMessage], orphan_ids: list[str]) -> int:
+    removed, i = 0, 0
+    while i < len(rows):
+        if rows[i].role != "tool":
+            i += 1
+            continue
+        owner = _owning_assistant(rows, i)
+        ids = assistant_tool_call_ids(rows[owner].content) if owner is not None else None
+        result_id = tool_call_id_of(rows[i].content)
+        orphan = ids is None or (result_id is not None and result_id not in ids)
+        if not orphan:
+            i += 1
+            continue
+        if result_id is not None:
+            orphan_ids.append(result_id)
+        del rows[i]
+        removed += 1
+    return removed
+
+
+def remove_orphaned_tool_messages(history: Sequence[ChatMessage]) -> OrphanSweep:
+    """Two passes: unresolved back-to-back dispatches, then tool rows with no owner."""
+    rows = list(history)
+    orphan_ids: list[str] = []
+    removed = _drop_unresolved_back_to_back_dispatches(rows, orphan_ids)
+    removed += _drop_orphan_tool_rows(rows, orphan_ids)
+    return OrphanSweep(rows, removed, tuple(orphan_ids))
+
+
+@dataclass(frozen=True, slots=True)
+class StrippedToolCalls:
+    history: list[ChatMessage]
+    stripped: int
+
+
+def _strip_one(row: ChatMessage, answered: set[str]) -> ChatMessage | bool | None:
+    """The rewritten row, ``None`` to delete it, or ``False`` when it stays as it is."""
+    if "tool_calls" not in row.content:
+        return False
+    value = from_json(row.content)
+    if not isinstance(value, dict) or not isinstance(value.get("tool_calls"), list):
+        return False
+    calls = value["tool_calls"]
+    paired = [
+        call
+        for call in calls
+        if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"] in answered
+    ]
+    if len(paired) == len(calls):
+        return False
+    if paired:
+        return ChatMessage(row.role, to_json({**value, "tool_calls": paired}))
+    text = value.get("content")
+    salvaged = rust_trim(text) if isinstance(text, str) else ""
+    return ChatMessage(row.role, salvaged) if salvaged else None
+
+
+def strip_orphaned_tool_calls_from_assistants(history: Sequence[ChatMessage]) -> StrippedToolCalls:
+    """Newest to oldest: drop the tool_calls entries no later tool row answers."""
+    rows = list(history)
+    answered: set[str] = set()
+    stripped = 0
+    for index in range(len(rows) - 1, -1, -1):
+        row = rows[index]
+        if row.role == "tool":
+            result_id = tool_call_id_of(row.content)
+            if result_id is not None:
+                answered.add(result_id)
+            continue
+        if row.role != "assistant":
+            continue
+        outcome = _strip_one(row, answered)
+        if outcome is False:
+            continue
+        stripped += 1
+        if outcome is None:
+            del rows[index]
+        else:
+            assert isinstance(outcome, ChatMessage)
+            rows[index] = outcome
+    return StrippedToolCalls(rows, stripped)
+
+
+def normalize_system_messages(history: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """Merge every system row, wherever it is, into one leading row (``"\\n\\n"``-joined).
+
+    When every system content is empty, no system row remains.
+    """
+    merged = "\n\n".join(row.content for row in history if row.role == "system" and row.content)
+    rest = [row for row in history if row.role != "system"]
+    return [ChatMessage("system", merged), *rest] if merged else rest
