@@ -40,18 +40,22 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolResultMessage:
-    tool_call_id: str
-    content: str
-    tool_name: str
-
-
-@dataclass(frozen=True, slots=True)
 class Attachment:
     """An attachment a tool declared for its result (spec 1.1, IDX-TC)."""
 
     kind: AttachmentKind
     target: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultMessage:
+    """A tool's recorded result. ``attachments`` (ours, default none) are what the tool
+    declared, written into the native envelope or the prompt-mode header."""
+
+    tool_call_id: str
+    content: str
+    tool_name: str
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,37 @@
+"""When the rules run: the structured Agent, the tool loop, the legacy run path, channel
+sender caches, route selection, and the client frames."""
+
+from harness.agent.announce import Announcer, apply_chat_trim, apply_conversation_trim
+from harness.agent.channel import RESEND_NOTICE, ChannelOrchestrator
+from harness.agent.config import Classifier, Hook, LoopConfig
+from harness.agent.dispatch import ToolMode, to_provider_messages
+from harness.agent.legacy import LegacySession, LogSink
+from harness.agent.loop import ToolLoop, TurnState
+from harness.agent.routes import HINT_PREFIX, Route, RouteTable
+from harness.agent.structured import Agent
+from harness.agent.tools import Tool, ToolBox, ToolOutput, echo_tool
+
+__all__ = [
+    "HINT_PREFIX",
+    "RESEND_NOTICE",
+    "Agent",
+    "Announcer",
+    "ChannelOrchestrator",
+    "Classifier",
+    "Hook",
+    "LegacySession",
+    "LogSink",
+    "LoopConfig",
+    "Route",
+    "RouteTable",
+    "Tool",
+    "ToolBox",
+    "ToolLoop",
+    "ToolMode",
+    "ToolOutput",
+    "TurnState",
+    "apply_chat_trim",
+    "apply_conversation_trim",
+    "echo_tool",
+    "to_provider_messages",
+]

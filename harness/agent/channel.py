@@ -1,0 +1,79 @@
+"""Channel sender caches (spec 12): per-sender row FIFOs in an LRU, fed through the tool
+loop. On an overflow (the channel's own, smaller hint list) the sender's cache is compacted
+to its last 12 rows and the user is asked to resend."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+
+from harness.agent.announce import Announcer
+from harness.agent.config import LoopConfig
+from harness.agent.dispatch import to_provider_messages
+from harness.agent.loop import IdFactory, ToolLoop, TurnState
+from harness.events import EventBus
+from harness.providers import ProviderError
+from harness.runtime import (
+    ChatMessage,
+    append_sender_turn,
+    compact_sender_history,
+    is_channel_context_window_overflow,
+)
+
+RESEND_NOTICE = (
+    "The conversation got too long for the model's context window, so older messages "
+    "were compacted. Please resend your last message."
+)
+DEFAULT_MAX_SENDERS = 256
+
+
+class ChannelOrchestrator:
+    def __init__(
+        self,
+        config: LoopConfig,
+        *,
+        bus: EventBus,
+        clock: Callable[[], float],
+        ids: IdFactory,
+        channel: str,
+        system_prompt: str | None = None,
+        max_senders: int = DEFAULT_MAX_SENDERS,
+    ) -> None:
+        self._config = config
+        self._ids = ids
+        self._bus, self._clock = bus, clock
+        self._channel = channel
+        self._system = [ChatMessage("system", system_prompt)] if system_prompt else []
+        self._max_senders = max_senders
+        self.caches: OrderedDict[str, list[ChatMessage]] = OrderedDict()
+
+    def _cache(self, sender: str) -> list[ChatMessage]:
+        cache = self.caches.pop(sender, [])
+        self.caches[sender] = cache  # most recently used last
+        while len(self.caches) > self._max_senders:
+            self.caches.popitem(last=False)
+        return cache
+
+    def _push(self, sender: str, row: ChatMessage) -> None:
+        cap = self._config.profile.max_history_messages
+        self.caches[sender] = append_sender_turn(self.caches[sender], row, cap)
+
+    async def handle(self, sender: str, text: str) -> str | None:
+        self._cache(sender)
+        self._push(sender, ChatMessage("user", text))
+        announcer = Announcer(self._bus, self._clock, f"{self._channel}:{sender}")
+        announcer.channel, announcer.turn_id = self._channel, self._ids("turn")
+        state = TurnState([*self._system, *self.caches[sender]], crumb_present=False)
+        try:
+            await ToolLoop(self._config, announcer, self._ids).run(
+                state, requested_model=None, switched=None
+            )
+        except ProviderError as error:
+            if not is_channel_context_window_overflow(str(error)):
+                raise
+            self.caches[sender] = compact_sender_history(self.caches[sender])
+            return RESEND_NOTICE
+        # What the turn produced, not the (possibly budget-trimmed) working copy.
+        for row in to_provider_messages(state.recorded, self._config.tool_mode):
+            self._push(sender, row)
+        return state.final_text

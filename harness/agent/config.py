@@ -1,0 +1,45 @@
+"""What a tool loop needs, resolved once and frozen (habit 7: raw config, then resolved)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from harness.agent.dispatch import ToolMode
+from harness.agent.routes import RouteTable
+from harness.agent.tools import ToolBox
+from harness.providers import ProviderClient
+from harness.runtime import ChatMessage, RuntimeProfile
+
+Hook = Callable[[list[ChatMessage]], list[ChatMessage]]
+"""A ``before_llm_call`` hook: it may rewrite the prepared rows (the capacity check runs
+after every hook)."""
+
+Sleep = Callable[[float], Awaitable[None]]
+
+DEFAULT_RATE_LIMIT_RETRIES = 2
+"""How many times a rate-limited call is retried after its ``retry-after`` wait."""
+
+
+class Classifier(StrEnum):
+    """Which overflow verdict the loop acts on (decision 19.10: ``extended`` by default)."""
+
+    REFERENCE = "reference"
+    EXTENDED = "extended"
+
+
+@dataclass(frozen=True, slots=True)
+class LoopConfig:
+    profile: RuntimeProfile
+    routes: RouteTable
+    clients: Mapping[str, ProviderClient]
+    """One client per provider reference ``<type>.<alias>``."""
+    tools: ToolBox = field(default_factory=ToolBox)
+    tool_mode: ToolMode = ToolMode.NATIVE
+    classifier: Classifier = Classifier.EXTENDED
+    hooks: Sequence[Hook] = ()
+    max_output_tokens: int | None = None
+    rate_limit_retries: int = DEFAULT_RATE_LIMIT_RETRIES
+    sleep: Sleep = asyncio.sleep

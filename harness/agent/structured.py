@@ -1,0 +1,120 @@
+"""The structured Agent (spec 3.3, 9, 11): ``Agent.history`` is a list of
+``ConversationMessage``; each turn runs the tool loop on a provider-facing working copy,
+then appends what the turn produced and applies the turn limit.
+
+Budget trims (proactive, reported-usage, reactive) act on the working copy only, which is
+rebuilt from ``Agent.history`` every turn; the turn limit acts on ``Agent.history`` itself,
+after every turn (success, error and cancellation alike) and on seeding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from harness.agent.announce import Announcer, apply_conversation_trim
+from harness.agent.config import LoopConfig
+from harness.agent.dispatch import to_provider_messages
+from harness.agent.loop import IdFactory, ToolLoop, TurnState
+from harness.agent.routes import Route
+from harness.events import EventBus
+from harness.runtime import (
+    Chat,
+    ChatMessage,
+    ConversationMessage,
+    RuntimeProfile,
+    effective_max_history_messages,
+    trim_conversation_to_recent_turns,
+)
+
+Clock = Callable[[], float]
+
+
+class Agent:
+    def __init__(
+        self,
+        config: LoopConfig,
+        *,
+        bus: EventBus,
+        clock: Clock,
+        ids: IdFactory,
+        session_id: str,
+        name: str = "trimscope",
+        alias: str | None = None,
+        channel: str | None = None,
+    ) -> None:
+        self._config = config
+        self._ids = ids
+        self.name = name
+        self.announcer = Announcer(bus, clock, session_id, agent_alias=alias, channel=channel)
+        self.history: list[ConversationMessage] = []
+        self.history_has_trim_breadcrumb = False
+        self.switched_route: Route | None = None
+
+    @property
+    def config(self) -> LoopConfig:
+        return self._config
+
+    def update_profile(self, profile: RuntimeProfile) -> None:
+        """Live configuration: limits are read at use time, like a daemon-backed Agent."""
+        self._config = dataclasses.replace(self._config, profile=profile)
+
+    def switch_model(self, provider: str, model: str | None) -> None:
+        """An explicit session model switch; it changes the route of every later call."""
+        self.switched_route = Route(provider, model)
+
+    def clear_history(self) -> None:
+        self.history = []
+        self.history_has_trim_breadcrumb = False
+
+    def seed_history(self, rows: Sequence[ConversationMessage]) -> None:
+        """Seed (restore) a history; the turn limit applies at once (outside any turn)."""
+        self.history = list(rows)
+        self.history_has_trim_breadcrumb = False
+        self.announcer.turn_id = None
+        self._apply_turn_limit()
+
+    def seed_conversation_history(self, rows: Sequence[ChatMessage]) -> None:
+        self.seed_history([Chat(row) for row in rows])
+
+    def working_history(self) -> list[ChatMessage]:
+        return to_provider_messages(self.history, self._config.tool_mode)
+
+    async def turn(self, text: str, *, model: str | None = None) -> str | None:
+        """Run one user turn; returns the final answer, raises the turn's error."""
+        self.announcer.turn_id = self._ids("turn")
+        user_row = ChatMessage("user", text)
+        self.history.append(Chat(user_row))
+        state = TurnState(self.working_history(), self.history_has_trim_breadcrumb)
+        route = self._config.routes.select(
+            switched=self.switched_route, requested_model=model, has_images=False
+        )
+        self.announcer.turn_started(self.name, route, self._config.routes.model_for(route), text)
+        outcome, error_type = "ok", None
+        try:
+            await ToolLoop(self._config, self.announcer, self._ids).run(
+                state, requested_model=model, switched=self.switched_route
+            )
+            if state.hit_iteration_limit:
+                outcome = "max_iterations"
+            return state.final_text
+        except asyncio.CancelledError:
+            outcome, error_type = "cancelled", "CancelledError"
+            raise
+        except Exception as exc:
+            outcome, error_type = "error", type(exc).__name__
+            raise
+        finally:
+            self.history.extend(state.recorded)
+            self._apply_turn_limit()
+            self.announcer.turn_finished(outcome, state.iterations, error_type)
+
+    def _apply_turn_limit(self) -> None:
+        cap = effective_max_history_messages(self._config.profile)
+        result = trim_conversation_to_recent_turns(
+            self.history, cap, self.history_has_trim_breadcrumb
+        )
+        if result.trimmed:
+            self.history = apply_conversation_trim(self.announcer, result)
+            self.history_has_trim_breadcrumb = True

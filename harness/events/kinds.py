@@ -1,0 +1,198 @@
+"""The event kinds. Field names follow the reference where it has one (spec 13, 19.6).
+
+Every event carries ``session_id`` and the ``turn_id`` it belongs to (``None`` outside a
+turn, e.g. a seeding trim), and ``at``: seconds from the injected clock, so transcripts
+are reproducible under a fake clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TypeAlias
+
+
+class TrimTrigger(StrEnum):
+    """Which moment of the loop trimmed (decision 19.6)."""
+
+    PROACTIVE = "proactive"
+    REPORTED_USAGE = "reported_usage"
+    REACTIVE = "reactive"
+    TURN_LIMIT = "turn_limit"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Base:
+    session_id: str
+    turn_id: str | None
+    at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStarted(_Base):
+    agent_name: str
+    provider: str
+    model: str | None
+    user_text_bytes: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnFinished(_Base):
+    outcome: str  # "ok" | "error" | "cancelled" | "max_iterations"
+    iterations: int
+    error_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetResolved(_Base):
+    """The served route's limits, resolved once per call (spec 6, 7)."""
+
+    provider: str
+    model: str | None
+    model_context_window: int
+    window_source: str  # "configured" | "compatibility_fallback"
+    configured_model_context_window: int | None
+    budget_tokens: int
+    rule: str  # harness.runtime.BudgetRule value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CapacityChecked(_Base):
+    """The pre-dispatch check's operands and verdict (spec 8, decision 19.8)."""
+
+    provider: str
+    model: str | None
+    message_tokens: int
+    tool_schema_tokens: int
+    estimate_tokens: int
+    model_context_window: int
+    fits: bool
+    purpose: str  # "tool_loop" | "max_iterations_summary" | "legacy_run"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderCallStarted(_Base):
+    call_id: str
+    provider: str
+    provider_kind: str  # wire family, e.g. "openai", "anthropic"
+    model: str | None
+    iteration: int
+    estimate_tokens: int
+    model_context_window: int
+    compacted: bool  # the request used a trimmed history
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderCallFinished(_Base):
+    call_id: str
+    provider: str
+    provider_kind: str
+    model: str | None
+    # "ok" | "overflow" | "rate_limited" | "server_error" | "timeout" | "protocol_error"
+    outcome: str
+    duration_s: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    finish_reasons: tuple[str, ...] = ()
+    error_type: str | None = None
+    status_code: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OverflowDetected(_Base):
+    """A provider error and what each classifier said of it (decision 19.10)."""
+
+    call_id: str
+    provider: str
+    provider_kind: str
+    status_code: int | None
+    error_type: str
+    reference_verdict: bool
+    extended_verdict: bool
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecoveryAttempted(_Base):
+    """Reactive recovery after an overflow (spec 10); ``outcome`` says what happened."""
+
+    call_id: str
+    provider: str
+    estimate_tokens: int
+    target_budget_tokens: int
+    system_floor_tokens: int
+    route_budget_tokens: int
+    trimmed: bool
+    outcome: str  # "retrying" | "context_floor_exceeds_budget" | "only_one_turn_left"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryTrimmed(_Base):
+    """One per trim. The first three fields are the reference's; the rest are ours (19.6)."""
+
+    dropped_messages: int
+    kept_turns: int
+    reason: str
+    dropped_turns: int
+    trigger: TrimTrigger
+    tokens_before: int | None
+    tokens_after: int | None
+    budget_tokens: int | None
+    provider: str | None
+    model: str | None
+    channel: str | None = None
+    agent_alias: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallStarted(_Base):
+    call_id: str
+    tool_name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallFinished(_Base):
+    call_id: str
+    tool_name: str
+    result_bytes: int
+    truncated: bool
+    error_type: str | None = None
+    duration_s: float = 0.0
+
+
+Event: TypeAlias = (
+    TurnStarted
+    | TurnFinished
+    | BudgetResolved
+    | CapacityChecked
+    | ProviderCallStarted
+    | ProviderCallFinished
+    | OverflowDetected
+    | RecoveryAttempted
+    | HistoryTrimmed
+    | ToolCallStarted
+    | ToolCallFinished
+)
+
+EVENT_KINDS: tuple[type[Event], ...] = (
+    TurnStarted,
+    TurnFinished,
+    BudgetResolved,
+    CapacityChecked,
+    ProviderCallStarted,
+    ProviderCallFinished,
+    OverflowDetected,
+    RecoveryAttempted,
+    HistoryTrimmed,
+    ToolCallStarted,
+    ToolCallFinished,
+)
+
+_KIND_NAMES = {kind: kind.__name__ for kind in EVENT_KINDS}
+
+
+def event_kind(event: Event) -> str:
+    """The event's kind name, as transcripts and scenario expectations spell it."""
+    return _KIND_NAMES[type(event)]
