@@ -28,6 +28,7 @@ from harness.runtime.constants import (
     LEGACY_DEFAULT_CONTEXT_BUDGET,
     UNCONFIGURED_CONTEXT_WINDOW_FALLBACK,
 )
+from harness.runtime.text import rust_trim
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,9 @@ FALLBACK_WINDOW = ModelContextWindow(
 
 
 def _trimmed(name: str | None) -> str:
-    return (name or "").strip()
+    # Rust's `str::trim`: Python's `str.strip()` would also strip U+001C..U+001F, so a
+    # name Rust reports as a mismatch (unknown capacity) would wrongly match here.
+    return rust_trim(name or "")
 
 
 def resolved_model_context_window_for_route(

@@ -15,7 +15,9 @@ from harness.runtime.constants import (
 )
 from harness.runtime.messages import ChatMessage
 
-ELLIPSIS = "…"
+# The reference's `util::truncate_with_ellipsis` keeps the first N chars and appends three
+# ASCII dots (spec 12 only says "an ellipsis"; U+2026 would change the row's text).
+ELLIPSIS = "..."
 
 
 def channel_history_cap(max_history_messages: int | None) -> int:

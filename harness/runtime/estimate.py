@@ -55,8 +55,10 @@ def is_loadable_image_ref(ref: str) -> bool:
     if _DRIVE_PATH.match(ref):
         return True
     if ref.startswith("\\\\") and len(ref) > 2 and ref[2] not in "?.":
-        server, sep, share = ref[2:].partition("\\")
-        return bool(server) and bool(sep) and bool(share)
+        # As the reference's `is_windows_unc_path`: the share may follow `\` or `/`.
+        rest = ref[2:]
+        cut = min((i for i in (rest.find("\\"), rest.find("/")) if i >= 0), default=-1)
+        return cut > 0 and cut + 1 < len(rest)
     return False
 
 

@@ -8,7 +8,7 @@ Ids are read from the JSON structure only: an id that appears in prose does not 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from harness.runtime.messages import ChatMessage, from_json, to_json
 from harness.runtime.text import rust_trim
@@ -35,8 +35,10 @@ def assistant_tool_call_ids(content: str) -> list[str] | None:
     return ids or None
 
 
-@dataclass(frozen=True, slots=True)
-class OrphanSweep:
+class OrphanSweep(NamedTuple):
+    """``(history, removed, orphan_tool_call_ids)``: a named tuple so callers can unpack it
+    as the issue's signature says, or read the reference's field names."""
+
     history: list[ChatMessage]
     removed: int
     orphan_tool_call_ids: tuple[str, ...]
@@ -107,8 +109,9 @@ def remove_orphaned_tool_messages(history: Sequence[ChatMessage]) -> OrphanSweep
     return OrphanSweep(rows, removed, tuple(orphan_ids))
 
 
-@dataclass(frozen=True, slots=True)
-class StrippedToolCalls:
+class StrippedToolCalls(NamedTuple):
+    """``(history, stripped)``, unpackable like the issue's signature."""
+
     history: list[ChatMessage]
     stripped: int
 

@@ -98,5 +98,5 @@ def segment_turns(history: Sequence[ChatMessage], crumb_present: bool = False) -
         system_end=system_end,
         breadcrumb_index=system_end if offset else None,
         pre_turn_start=body_start,
-        turns=tuple(zip(starts, ends, strict=True)),
+        turns=tuple(zip(starts, ends[: len(starts)], strict=True)),
     )
