@@ -31,6 +31,11 @@ def reference_trim_to_recent_turns(
     kept = prefix + body[start:]
     dropped_turns = sum(1 for b in boundaries if b < start)
     return TrimResult(
-        kept, start, dropped_turns, total - dropped_turns, tokens_before,
-        estimate_history_tokens(kept), True,
+        kept,
+        start,
+        dropped_turns,
+        total - dropped_turns,
+        tokens_before,
+        estimate_history_tokens(kept),
+        True,
     )
