@@ -1,7 +1,26 @@
 """Provider clients per wire format over an injected httpx client, and the classifiers
-that turn their answers into replies or typed errors."""
+that turn their answers into replies or typed errors.
 
+``make_client(kind, client=..., base_url=..., api_key=...)`` builds the client for a
+catalogue kind (``PROVIDER_KINDS``); every client's ``complete(ProviderRequest)`` returns a
+``ProviderReply`` or raises a ``ProviderError`` subclass. ``Classifier`` names the two
+overflow classifiers of spec 19.10 (``reference``, ``extended``; ``extended`` is the
+default); ``classify_overflow`` gives both verdicts for any ``(provider, status, body)``.
+"""
+
+from harness.providers.anthropic import AnthropicClient
 from harness.providers.base import ProviderClient, ProviderReply, ProviderRequest, Usage
+from harness.providers.classify import (
+    DEFAULT_CLASSIFIER,
+    Classifier,
+    OverflowClassifier,
+    OverflowVerdicts,
+    classify_overflow,
+    extended_is_overflow,
+    is_context_window_stop,
+    reference_is_overflow,
+)
+from harness.providers.cohere import CohereClient
 from harness.providers.errors import (
     ContextWindowExceeded,
     ProviderError,
@@ -12,9 +31,30 @@ from harness.providers.errors import (
     RateLimited,
     render_provider_error,
 )
+from harness.providers.factory import CLIENT_CLASSES, PROVIDER_KINDS, make_client
+from harness.providers.failures import failure_error, parse_retry_after
+from harness.providers.gemini import GeminiClient
+from harness.providers.ollama import OllamaClient
+from harness.providers.openai_chat import AzureOpenAIChatClient, OpenAIChatClient
+from harness.providers.openai_responses import OpenAIResponsesClient
+from harness.providers.transport import HttpProviderClient
 
 __all__ = [
+    "CLIENT_CLASSES",
+    "DEFAULT_CLASSIFIER",
+    "PROVIDER_KINDS",
+    "AnthropicClient",
+    "AzureOpenAIChatClient",
+    "Classifier",
+    "CohereClient",
     "ContextWindowExceeded",
+    "GeminiClient",
+    "HttpProviderClient",
+    "OllamaClient",
+    "OpenAIChatClient",
+    "OpenAIResponsesClient",
+    "OverflowClassifier",
+    "OverflowVerdicts",
     "ProviderClient",
     "ProviderError",
     "ProviderProtocolError",
@@ -25,5 +65,12 @@ __all__ = [
     "ProviderTimeout",
     "RateLimited",
     "Usage",
+    "classify_overflow",
+    "extended_is_overflow",
+    "failure_error",
+    "is_context_window_stop",
+    "make_client",
+    "parse_retry_after",
+    "reference_is_overflow",
     "render_provider_error",
 ]

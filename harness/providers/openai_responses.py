@@ -1,0 +1,224 @@
+"""OpenAI Responses API, non-streaming and SSE streaming.
+
+Wire (``POST {base_url}/responses``, ``base_url`` with its ``/v1``):
+
+- every row is an input item; system, user and assistant text rows are
+  ``{"type": "message", "role", "content"}`` (user content with images:
+  ``[{"type": "input_text"}, {"type": "input_image", "image_url", "detail": "auto"}]``);
+- a native call row is its text message (when it has text) followed by one
+  ``{"type": "function_call", "call_id", "name", "arguments"}`` per call; a result is
+  ``{"type": "function_call_output", "call_id", "output"}``; result images follow the run
+  of outputs as one user message;
+- tools: ``{"type": "function", "name", "description", "parameters"}``;
+- reply: ``output`` items (``message`` -> text, ``function_call`` -> tool call);
+  ``finish_reason`` is ``incomplete_details.reason`` for an incomplete response, else
+  ``status``; usage ``input_tokens`` includes ``input_tokens_details.cached_tokens``.
+
+Streaming: ``response.completed`` / ``response.incomplete`` carry the whole response, which
+is parsed as above (items from ``response.output_item.done`` fill in when it has no output).
+An ``error`` event or ``response.failed`` is raised as a classified error on the event's
+data (status ``None``); a stream that ends without a terminal event is a protocol error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.providers.base import ProviderReply, ProviderRequest, Usage
+from harness.providers.canonical import (
+    AssistantRow,
+    ImagePart,
+    Part,
+    SystemRow,
+    TextPart,
+    ToolRow,
+    UserRow,
+    WireRow,
+    decode_rows,
+)
+from harness.providers.images import image_uri
+from harness.providers.sse import SseEvent
+from harness.providers.toolschema import parameters_schema
+from harness.providers.transport import HttpProviderClient, IdFactory
+from harness.providers.wirejson import (
+    JsonObject,
+    WireShapeError,
+    as_list,
+    as_object,
+    child,
+    dumps,
+    integer,
+    require_object,
+    string,
+)
+from harness.runtime.messages import ChatMessage, ToolCall
+
+RESPONSES_PATH = "/responses"
+_TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete"})
+
+
+def build_responses_request(request: ProviderRequest) -> JsonObject:
+    payload: JsonObject = {"model": request.model, "input": responses_input(request.messages)}
+    if request.tools:
+        payload["tools"] = [
+            {
+                "type": "function",
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": parameters_schema(spec),
+            }
+            for spec in request.tools
+        ]
+    if request.max_tokens is not None:
+        payload["max_output_tokens"] = request.max_tokens
+    if request.stream:
+        payload["stream"] = True
+    return payload
+
+
+def responses_input(messages: Sequence[ChatMessage]) -> list[JsonObject]:
+    items: list[JsonObject] = []
+    pending: list[ImagePart] = []
+    for row in decode_rows(messages):
+        if pending and not isinstance(row, ToolRow):
+            items.append(_message("user", list(pending)))
+            pending = []
+        items.extend(_items(row))
+        if isinstance(row, ToolRow):
+            pending.extend(row.images)
+    if pending:
+        items.append(_message("user", list(pending)))
+    return items
+
+
+def _items(row: WireRow) -> list[JsonObject]:
+    if isinstance(row, SystemRow):
+        return [_message("system", [TextPart(row.text)])]
+    if isinstance(row, UserRow):
+        return [_message("user", list(row.parts))]
+    if isinstance(row, ToolRow):
+        return [{"type": "function_call_output", "call_id": row.tool_call_id, "output": row.text}]
+    return _assistant_items(row)
+
+
+def _assistant_items(row: AssistantRow) -> list[JsonObject]:
+    items: list[JsonObject] = []
+    if row.text is not None and (row.text or not row.tool_calls):
+        items.append(_message("assistant", [TextPart(row.text)]))
+    items.extend(
+        {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
+        for c in row.tool_calls
+    )
+    return items
+
+
+def _message(role: str, parts: Sequence[Part]) -> JsonObject:
+    if all(isinstance(p, TextPart) for p in parts):
+        content: object = "".join(p.text for p in parts if isinstance(p, TextPart))
+    else:
+        content = [_input_part(p) for p in parts]
+    return {"type": "message", "role": role, "content": content}
+
+
+def _input_part(part: Part) -> JsonObject:
+    if isinstance(part, TextPart):
+        return {"type": "input_text", "text": part.text}
+    return {"type": "input_image", "image_url": image_uri(part.image), "detail": "auto"}
+
+
+def parse_response(
+    body: object, new_id: IdFactory, extra_items: Sequence[object] = ()
+) -> ProviderReply:
+    """Parse a Responses object; ``extra_items`` stand in for an empty ``output``."""
+    response = require_object(body, "response")
+    if not isinstance(response.get("output"), list):
+        raise WireShapeError("response without an output array")
+    output = as_list(response["output"]) or list(extra_items)
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for item in output:
+        obj = require_object(item, "output item")
+        kind = string(obj, "type")
+        if kind == "message":
+            texts.extend(_output_texts(obj))
+        elif kind == "function_call":
+            calls.append(_parse_call(obj, new_id))
+    reason = string(child(response, "incomplete_details"), "reason")
+    return ProviderReply(
+        text="".join(texts) if texts else None,
+        tool_calls=tuple(calls),
+        usage=_usage(child(response, "usage")),
+        finish_reason=reason or string(response, "status"),
+        model=string(response, "model"),
+    )
+
+
+def _output_texts(message: JsonObject) -> list[str]:
+    parts = (as_object(part) for part in as_list(message.get("content")))
+    return [
+        text
+        for part in parts
+        if string(part, "type") == "output_text" and (text := string(part, "text")) is not None
+    ]
+
+
+def _parse_call(item: JsonObject, new_id: IdFactory) -> ToolCall:
+    name = string(item, "name")
+    if name is None:
+        raise WireShapeError("function_call item without a name")
+    arguments = item.get("arguments")
+    text = arguments if isinstance(arguments, str) else dumps(arguments or {})
+    return ToolCall(string(item, "call_id") or string(item, "id") or new_id(), name, text)
+
+
+def _usage(usage: JsonObject | None) -> Usage:
+    if usage is None:
+        return Usage()
+    return Usage(
+        input_tokens=integer(usage, "input_tokens"),
+        output_tokens=integer(usage, "output_tokens"),
+        cache_read_input_tokens=integer(child(usage, "input_tokens_details"), "cached_tokens"),
+    )
+
+
+class _ResponsesStream:
+    """Accumulates one Responses event stream; raises on in-stream errors."""
+
+    def __init__(self, client: OpenAIResponsesClient) -> None:
+        self._client = client
+        self._final: JsonObject | None = None
+        self._items: list[object] = []
+
+    def feed(self, event: SseEvent) -> None:
+        data = self._client.decode_event(event)
+        kind = string(data, "type") or event.event
+        if kind == "error":
+            raise self._client.stream_error(event.data)
+        if kind == "response.failed":
+            raise self._client.stream_error(event.data)
+        if kind == "response.output_item.done" and data.get("item") is not None:
+            self._items.append(data["item"])
+        elif kind in _TERMINAL_EVENTS:
+            self._final = require_object(data.get("response"), "terminal event response")
+
+    def finish(self) -> ProviderReply:
+        if self._final is None:
+            raise self._client.stream_incomplete("response.completed")
+        try:
+            return parse_response(self._final, self._client.new_id, self._items)
+        except WireShapeError as exc:
+            raise self._client.protocol_error(None, dumps(self._final), str(exc)) from exc
+
+
+class OpenAIResponsesClient(HttpProviderClient):
+    """Responses API over the injected client; streams when ``request.stream`` is set."""
+
+    provider_kind = "openai-responses"
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        payload = build_responses_request(request)
+        if not request.stream:
+            return self.parse_answer(await self.post_json(RESPONSES_PATH, payload), parse_response)
+        stream = _ResponsesStream(self)
+        await self.post_sse(RESPONSES_PATH, payload, stream.feed)
+        return stream.finish()

@@ -1,0 +1,113 @@
+"""``make_client`` maps the catalogue's kind names; the package's public surface is explicit."""
+
+import ast
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+import harness.providers
+from harness.providers import (
+    PROVIDER_KINDS,
+    AnthropicClient,
+    AzureOpenAIChatClient,
+    Classifier,
+    CohereClient,
+    GeminiClient,
+    OllamaClient,
+    OpenAIChatClient,
+    OpenAIResponsesClient,
+    ProviderClient,
+    make_client,
+)
+
+EXPECTED_CLASSES = {
+    "openai": OpenAIChatClient,
+    "openai-responses": OpenAIResponsesClient,
+    "azure": AzureOpenAIChatClient,
+    "anthropic": AnthropicClient,
+    "gemini": GeminiClient,
+    "mistral": OpenAIChatClient,
+    "groq": OpenAIChatClient,
+    "deepseek": OpenAIChatClient,
+    "openrouter": OpenAIChatClient,
+    "ollama": OllamaClient,
+    "ollama-openai": OpenAIChatClient,
+    "vllm": OpenAIChatClient,
+    "llamacpp": OpenAIChatClient,
+    "lmstudio": OpenAIChatClient,
+    "together": OpenAIChatClient,
+    "cohere": CohereClient,
+    "xai": OpenAIChatClient,
+}
+
+
+def test_every_catalogue_kind_has_its_client() -> None:
+    assert set(PROVIDER_KINDS) == set(EXPECTED_CLASSES)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(lambda r: httpx.Response(500)))
+    for kind, cls in EXPECTED_CLASSES.items():
+        client = make_client(kind, client=http, base_url="http://x", api_key=None)
+        assert type(client) is cls
+        assert client.provider_kind == kind
+        assert client.provider_name == kind
+        assert client.classifier is Classifier.EXTENDED
+        as_protocol: ProviderClient = client  # the factory's product satisfies the protocol
+        assert callable(as_protocol.complete)
+
+
+def test_provider_name_and_classifier_are_passed_through() -> None:
+    http = httpx.AsyncClient()
+    client = make_client(
+        "groq",
+        client=http,
+        base_url="http://x/",
+        api_key="k",
+        provider_name="Groq",
+        classifier=Classifier.REFERENCE,
+    )
+    assert (client.provider_name, client.classifier, client.base_url) == (
+        "Groq",
+        Classifier.REFERENCE,
+        "http://x",
+    )
+
+
+@pytest.mark.parametrize("kind", ["bedrock", "bedrock-throttle", "OpenAI", ""])
+def test_unknown_kinds_are_refused(kind: str) -> None:
+    with pytest.raises(ValueError, match="unknown provider kind"):
+        make_client(kind, client=httpx.AsyncClient(), base_url="http://x", api_key=None)
+
+
+def test_classifier_names() -> None:
+    assert [c.value for c in Classifier] == ["reference", "extended"]
+    assert Classifier("extended") is Classifier.EXTENDED
+
+
+def test_public_surface_is_explicit_and_importable() -> None:
+    names = harness.providers.__all__
+    assert len(names) == len(set(names))
+    for name in names:
+        assert hasattr(harness.providers, name), name
+
+
+PACKAGE = Path(harness.providers.__file__).parent
+ALLOWED_ROOTS = {"harness", "httpx", "__future__"}
+
+
+@pytest.mark.parametrize("module", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_providers_import_only_httpx_stdlib_and_runtime(module: Path) -> None:
+    tree = ast.parse(module.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            root = node.module.split(".")[0]
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+            root = names[0].split(".")[0]
+        else:
+            continue
+        for name in names:
+            if name.startswith("harness."):
+                assert name.startswith(("harness.providers", "harness.runtime")), name
+        assert root in ALLOWED_ROOTS or root in sys.stdlib_module_names, names
