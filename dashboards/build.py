@@ -1,0 +1,54 @@
+"""Render the dashboards to the JSON that is committed under ``dashboards/json/``.
+
+The output is deterministic (sorted keys, two-space indent, a final newline), so a test
+can regenerate it and compare byte for byte with the committed files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models.dashboard import Dashboard
+
+from dashboards import conformance, overview
+
+DASHBOARDS: Final[dict[str, Callable[[], Dashboard]]] = {
+    f"{overview.UID}.json": overview.build,
+    f"{conformance.UID}.json": conformance.build,
+}
+"""File name → builder, for every dashboard the project ships."""
+
+DEFAULT_OUT: Final = Path(__file__).resolve().parent / "json"
+"""``dashboards/json/`` next to this module (the committed files)."""
+
+
+def render(dashboard: Dashboard) -> str:
+    return JSONEncoder(sort_keys=True, indent=2).encode(dashboard) + "\n"
+
+
+def render_all() -> dict[str, str]:
+    """File name → JSON text of every dashboard."""
+    return {name: render(build()) for name, build in DASHBOARDS.items()}
+
+
+def write_all(out: Path = DEFAULT_OUT) -> list[Path]:
+    """Write every dashboard into ``out``; returns the paths written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in render_all().items():
+        path = out / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def stale(out: Path = DEFAULT_OUT) -> list[str]:
+    """Files in ``out`` that differ from what the builders produce now (or are missing)."""
+    return [
+        name
+        for name, text in render_all().items()
+        if not (out / name).is_file() or (out / name).read_text(encoding="utf-8") != text
+    ]

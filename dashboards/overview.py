@@ -1,0 +1,207 @@
+"""The overview dashboard: how often history is trimmed, why, and how close requests run
+to the window; overflows and whether recovery works; provider latency and tokens."""
+
+from __future__ import annotations
+
+from grafana_foundation_sdk.models.dashboard import Dashboard
+
+from dashboards import promql as q
+from dashboards.panels import (
+    Panel,
+    Query,
+    Section,
+    assemble,
+    heatmap_panel,
+    stat_panel,
+    timeseries_panel,
+)
+from harness.telemetry import names as n
+
+UID = "trimscope-overview"
+TITLE = "trimscope: history trimming overview"
+ROUTE = (n.LABEL_PROVIDER, n.LABEL_MODEL)
+TRIGGERS_HELP = (
+    "One per HistoryTrimmed event. Triggers: proactive (before a call), reported_usage "
+    "(provider counted more than the budget), reactive (after an overflow), turn_limit "
+    "(too many turns)."
+)
+
+
+def _trimming() -> Section:
+    sel = q.selector()
+    trigger = (n.LABEL_TRIGGER,)
+    return (
+        "Trimming",
+        [
+            timeseries_panel(
+                "History trims / s by reason and trigger",
+                TRIGGERS_HELP,
+                "ops",
+                Query(
+                    q.rate(n.TRIMS.name, sel, (n.LABEL_REASON, n.LABEL_TRIGGER)),
+                    "{{reason}} / {{trigger}}",
+                ),
+            ),
+            timeseries_panel(
+                "Dropped turns",
+                "Whole user turns dropped per second, and per trim (p95), by trigger.",
+                "short",
+                Query(q.rate(q.sum_of(n.DROPPED_TURNS), sel, trigger), "{{trigger}}/s"),
+                Query(q.quantile(0.95, n.DROPPED_TURNS, sel, trigger), "p95 {{trigger}}"),
+            ),
+            timeseries_panel(
+                "Dropped messages per trim (p50, p95)",
+                "Messages removed by one trim, by trigger.",
+                "short",
+                Query(q.quantile(0.5, n.DROPPED_MESSAGES, sel, trigger), "p50 {{trigger}}"),
+                Query(q.quantile(0.95, n.DROPPED_MESSAGES, sel, trigger), "p95 {{trigger}}"),
+            ),
+            timeseries_panel(
+                "Budget decisions / s by rule",
+                "Which step of the budget precedence decided each route's budget.",
+                "ops",
+                Query(
+                    q.rate(n.BUDGET_DECISIONS.name, sel, (n.LABEL_RULE, n.LABEL_WINDOW_SOURCE)),
+                    "{{rule}} ({{window_source}})",
+                ),
+            ),
+        ],
+    )  # fmt: skip
+
+
+def _context() -> Section:
+    sel = q.selector()
+    return (
+        "Context window",
+        [
+            heatmap_panel(
+                "Context utilisation (peak request ÷ window, per call)",
+                "One observation per provider call: the larger of the estimate and the "
+                "reported input tokens, over the window. Refused calls are above 1.",
+                q.increase(q.bucket(n.UTILIZATION), sel, ("le",), window=q.RATE_INTERVAL),
+            ),
+            timeseries_panel(
+                "Budget vs window per model",
+                "The proactive trim budget and the resolved context window of each route.",
+                "short",
+                Query(q.latest(n.BUDGET_TOKENS, sel, ROUTE), "budget {{provider}}/{{model}}"),
+                Query(q.latest(n.WINDOW_TOKENS, sel, ROUTE), "window {{provider}}/{{model}}"),
+            ),
+            timeseries_panel(
+                "Capacity refusals / s",
+                "Requests refused before dispatch: the estimate exceeded the window.",
+                "ops",
+                Query(
+                    q.rate(n.CAPACITY_REFUSALS.name, sel, (*ROUTE, n.LABEL_PURPOSE)),
+                    "{{provider}}/{{model}} {{purpose}}",
+                ),
+            ),
+        ],
+    )
+
+
+def _recovery_success() -> Panel:
+    recovered = q.selector(f'{n.LABEL_RECOVERED}="true"')
+    return stat_panel(
+        "Overflow recovery success",
+        "Share of overflows after which the next call succeeded, over the range.",
+        "percentunit",
+        Query(
+            q.ratio(
+                q.increase(n.OVERFLOWS.name, recovered), q.increase(n.OVERFLOWS.name, q.selector())
+            ),
+            instant=True,
+        ),
+    )
+
+
+def _overflows() -> Section:
+    sel = q.selector()
+    return (
+        "Overflows and recovery",
+        [
+            timeseries_panel(
+                "Provider overflows / s",
+                "Context overflows reported by providers, by error type and whether the "
+                "recovery that followed succeeded.",
+                "ops",
+                Query(
+                    q.rate(
+                        n.OVERFLOWS.name,
+                        sel,
+                        (n.LABEL_PROVIDER, n.LABEL_ERROR_TYPE, n.LABEL_RECOVERED),
+                    ),
+                    "{{provider}} {{error_type}} recovered={{recovered}}",
+                ),
+            ),
+            _recovery_success(),
+            timeseries_panel(
+                "Recovery attempts / s by outcome",
+                "retrying, or why recovery gave up.",
+                "ops",
+                Query(q.rate(n.RECOVERIES.name, sel, (n.LABEL_OUTCOME,)), "{{outcome}}"),
+                width=6,
+            ),
+        ],
+    )
+
+
+def _provider() -> Section:
+    sel = q.gen_ai_selector()
+    by = (n.LABEL_GEN_AI_PROVIDER, n.LABEL_GEN_AI_MODEL)
+    return (
+        "Provider",
+        [
+            timeseries_panel(
+                "Provider latency (p50, p95)",
+                "gen_ai.client.operation.duration by provider and model.",
+                "s",
+                Query(q.quantile(0.5, n.GEN_AI_DURATION, sel, by), "p50 {{gen_ai_request_model}}"),
+                Query(q.quantile(0.95, n.GEN_AI_DURATION, sel, by), "p95 {{gen_ai_request_model}}"),
+            ),
+            timeseries_panel(
+                "Tokens / s by type",
+                "gen_ai.client.token.usage: input and output tokens per second.",
+                "short",
+                Query(
+                    q.rate(q.sum_of(n.GEN_AI_TOKEN_USAGE), sel, (*by, n.LABEL_GEN_AI_TOKEN_TYPE)),
+                    "{{gen_ai_request_model}} {{gen_ai_token_type}}",
+                ),
+            ),
+        ],
+    )  # fmt: skip
+
+
+def _turns() -> Section:
+    job = q.job_selector()
+    return (
+        "Turns and tools",
+        [
+            timeseries_panel(
+                "Turns / s by outcome",
+                "ok, error, cancelled, max_iterations.",
+                "ops",
+                Query(q.rate(n.TURNS.name, job, (n.LABEL_OUTCOME,)), "{{outcome}}"),
+                width=6,
+            ),
+            timeseries_panel(
+                "Tool calls / s",
+                "Finished tool calls by outcome, and results cut to the recorded-result limit.",
+                "ops",
+                Query(q.rate(n.TOOL_CALLS.name, job, (n.LABEL_TOOL, n.LABEL_OUTCOME)),
+                      "{{tool}} {{outcome}}"),
+                Query(q.rate(n.TOOL_RESULTS_TRUNCATED.name, job, (n.LABEL_TOOL,)),
+                      "{{tool}} truncated"),
+                width=6,
+            ),
+        ],
+    )  # fmt: skip
+
+
+def build() -> Dashboard:
+    return assemble(
+        TITLE,
+        UID,
+        "Every trim and budget decision of the trimscope harness (issue 6).",
+        [_trimming(), _context(), _overflows(), _provider(), _turns()],
+    )

@@ -1,0 +1,83 @@
+"""Getting a registry's metrics out: a loopback HTTP endpoint, a textfile, multiprocess mode.
+
+- ``serve_metrics(registry, port)``: ``--serve-metrics PORT``; binds 127.0.0.1 only. Port 0
+  picks a free port (``server.port`` says which). Prometheus negotiates OpenMetrics, the
+  format that carries exemplars.
+- ``write_metrics(registry, path)``: ``--metrics-out FILE``; atomic (written, then renamed).
+- Multiprocess mode (Locust workers, later): every process sets ``PROMETHEUS_MULTIPROC_DIR``
+  *before* importing prometheus_client; the directory is wiped once at startup
+  (``reset_multiprocess_dir``); each worker's ``PrometheusObserver`` writes to it
+  (``multiprocess=True``: no exemplars there); the serving process exposes
+  ``multiprocess_registry(dir)``; a finished worker is reported with ``mark_worker_dead``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, start_http_server, write_to_textfile
+from prometheus_client import multiprocess as _multiprocess
+
+LOOPBACK = "127.0.0.1"
+MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsServer:
+    server: WSGIServer
+    thread: threading.Thread
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_port)
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}/metrics"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def serve_metrics(registry: CollectorRegistry, port: int) -> MetricsServer:
+    """Serve ``registry`` on ``http://127.0.0.1:PORT/metrics`` from a daemon thread."""
+    server, thread = start_http_server(port, addr=LOOPBACK, registry=registry)
+    return MetricsServer(server, thread)
+
+
+def write_metrics(registry: CollectorRegistry, path: Path) -> None:
+    """Write the Prometheus text exposition of ``registry`` to ``path`` atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_to_textfile(str(path), registry)
+
+
+def multiprocess_enabled(environ: dict[str, str] | None = None) -> bool:
+    """Whether prometheus-client runs in multiprocess mode in this process."""
+    env = os.environ if environ is None else environ
+    return bool(env.get(MULTIPROC_DIR_ENV))
+
+
+def reset_multiprocess_dir(path: Path) -> None:
+    """Empty the shared directory: call once, before any worker starts."""
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+
+
+def multiprocess_registry(path: Path) -> CollectorRegistry:
+    """A fresh registry that aggregates every worker's files under ``path``."""
+    registry = CollectorRegistry()
+    _multiprocess.MultiProcessCollector(registry, path=str(path))  # type: ignore[no-untyped-call]
+    return registry
+
+
+def mark_worker_dead(pid: int, path: Path) -> None:
+    """Drop a finished worker's live gauges (``live*`` modes) from the aggregate."""
+    _multiprocess.mark_process_dead(pid, path=str(path))  # type: ignore[no-untyped-call]

@@ -1,0 +1,46 @@
+"""The metric families of ``names.METRICS``, created on an injected registry."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from harness.telemetry import names as n
+
+GAUGE_MULTIPROCESS_MODE: Final = "mostrecent"
+"""A route's budget and window are the same in every worker: keep the latest value."""
+
+
+class MetricSet:
+    """Every family of ``names.METRICS``, registered on ``registry`` (never the global one)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+        self._counters: dict[str, Counter] = {}
+        self._gauges: dict[str, Gauge] = {}
+        self._histograms: dict[str, Histogram] = {}
+        for spec in n.METRICS:
+            self._create(spec)
+
+    def _create(self, spec: n.MetricSpec) -> None:
+        name, doc, labels, registry = spec.name, spec.help, spec.labels, self.registry
+        if spec.type == "counter":
+            self._counters[name] = Counter(name, doc, labels, registry=registry)
+        elif spec.type == "gauge":
+            self._gauges[name] = Gauge(
+                name, doc, labels, registry=registry, multiprocess_mode=GAUGE_MULTIPROCESS_MODE
+            )
+        else:
+            self._histograms[name] = Histogram(
+                name, doc, labels, registry=registry, buckets=spec.buckets
+            )
+
+    def counter(self, spec: n.MetricSpec) -> Counter:
+        return self._counters[spec.name]
+
+    def gauge(self, spec: n.MetricSpec) -> Gauge:
+        return self._gauges[spec.name]
+
+    def histogram(self, spec: n.MetricSpec) -> Histogram:
+        return self._histograms[spec.name]

@@ -1,0 +1,374 @@
+"""Every span name, attribute key, metric name, label name and bucket list the project emits.
+
+Observers, dashboards and tests import these; no other module spells a telemetry name.
+
+GenAI names are our own constants (the ``opentelemetry.semconv._incubating`` module is
+deprecated; the conventions moved to their own repository, status Development). A test
+checks each against the 0.66b2 module so a rename there is noticed, not copied silently.
+
+Prometheus metrics use prometheus-client directly (exact names, exemplars, multiprocess).
+Harness metrics carry the ``trimscope_`` prefix; the two GenAI client histograms use the
+names the OpenTelemetry Prometheus exporter would give them, so GenAI dashboards and ours
+read the same series. Every label is bounded: identifiers (session, turn, call, trace)
+belong in spans and exemplars, never in labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
+
+# --- instrumentation scope ------------------------------------------------------------------
+
+INSTRUMENTATION_NAME: Final = "trimscope"
+SEMCONV_SCHEMA_URL: Final = "https://opentelemetry.io/schemas/1.44.0"
+"""The semantic-conventions version of opentelemetry-semantic-conventions 0.66b2."""
+SERVICE_NAME: Final = "trimscope"
+
+# --- GenAI semantic-convention attributes (our own constants) -------------------------------
+
+GEN_AI_OPERATION_NAME: Final = "gen_ai.operation.name"
+GEN_AI_PROVIDER_NAME: Final = "gen_ai.provider.name"
+GEN_AI_REQUEST_MODEL: Final = "gen_ai.request.model"
+GEN_AI_RESPONSE_FINISH_REASONS: Final = "gen_ai.response.finish_reasons"
+GEN_AI_USAGE_INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"
+GEN_AI_USAGE_OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
+GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: Final = "gen_ai.usage.cache_read.input_tokens"
+GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS: Final = "gen_ai.usage.cache_creation.input_tokens"
+GEN_AI_CONVERSATION_ID: Final = "gen_ai.conversation.id"
+GEN_AI_AGENT_NAME: Final = "gen_ai.agent.name"
+GEN_AI_TOOL_NAME: Final = "gen_ai.tool.name"
+GEN_AI_TOOL_TYPE: Final = "gen_ai.tool.type"
+GEN_AI_TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
+GEN_AI_TOKEN_TYPE: Final = "gen_ai.token.type"
+GEN_AI_CONVERSATION_COMPACTED: Final = "gen_ai.conversation.compacted"
+"""Newer than 0.66b2 (semantic-conventions-genai PR #162): set only ``true``, on an
+inference span whose request used a trimmed history."""
+ERROR_TYPE: Final = "error.type"
+ERROR_TYPE_OTHER: Final = "_OTHER"
+HTTP_RESPONSE_STATUS_CODE: Final = "http.response.status_code"
+
+OPERATION_CHAT: Final = "chat"
+OPERATION_INVOKE_AGENT: Final = "invoke_agent"
+OPERATION_EXECUTE_TOOL: Final = "execute_tool"
+TOOL_TYPE_FUNCTION: Final = "function"
+TOKEN_TYPE_INPUT: Final = "input"
+TOKEN_TYPE_OUTPUT: Final = "output"
+
+# --- span names -----------------------------------------------------------------------------
+
+
+def agent_span_name(agent_name: str) -> str:
+    """``invoke_agent {gen_ai.agent.name}``: one INTERNAL span per turn."""
+    return f"{OPERATION_INVOKE_AGENT} {agent_name}"
+
+
+def inference_span_name(operation: str, model: str | None) -> str:
+    """``{gen_ai.operation.name} {gen_ai.request.model}``, e.g. ``chat gpt-test``."""
+    return f"{operation} {model}" if model else operation
+
+
+def tool_span_name(tool_name: str) -> str:
+    """``execute_tool {gen_ai.tool.name}``."""
+    return f"{OPERATION_EXECUTE_TOOL} {tool_name}"
+
+
+SPAN_TRIM: Final = "trimscope.trim"
+"""A short span for a trim outside any turn (a seeding trim)."""
+
+OUTSIDE_TURN_SPANS: Final[dict[str, str]] = {
+    "HistoryTrimmed": SPAN_TRIM,
+    "BudgetResolved": "trimscope.budget",
+    "CapacityChecked": "trimscope.capacity",
+    "OverflowDetected": "trimscope.overflow",
+    "RecoveryAttempted": "trimscope.recovery",
+}
+"""Span names for decision events that arrive with no open span to carry them."""
+
+# --- span events and trimscope.* attributes -------------------------------------------------
+
+EVENT_BUDGET_RESOLVED: Final = "trimscope.budget_resolved"
+EVENT_CAPACITY_CHECKED: Final = "trimscope.capacity_checked"
+EVENT_HISTORY_TRIMMED: Final = "trimscope.history_trimmed"
+EVENT_OVERFLOW_DETECTED: Final = "trimscope.overflow_detected"
+EVENT_RECOVERY_ATTEMPTED: Final = "trimscope.recovery_attempted"
+
+SPAN_EVENT_OF_KIND: Final[dict[str, str]] = {
+    "BudgetResolved": EVENT_BUDGET_RESOLVED,
+    "CapacityChecked": EVENT_CAPACITY_CHECKED,
+    "HistoryTrimmed": EVENT_HISTORY_TRIMMED,
+    "OverflowDetected": EVENT_OVERFLOW_DETECTED,
+    "RecoveryAttempted": EVENT_RECOVERY_ATTEMPTED,
+}
+
+ATTR_TURN_ID: Final = "trimscope.turn.id"
+ATTR_TURN_OUTCOME: Final = "trimscope.turn.outcome"
+ATTR_TURN_ITERATIONS: Final = "trimscope.turn.iterations"
+ATTR_USER_TEXT_BYTES: Final = "trimscope.turn.user_text_bytes"
+ATTR_CALL_ID: Final = "trimscope.call.id"
+ATTR_CALL_OUTCOME: Final = "trimscope.call.outcome"
+ATTR_ITERATION: Final = "trimscope.call.iteration"
+ATTR_PROVIDER_KIND: Final = "trimscope.provider.kind"
+ATTR_PROVIDER: Final = "trimscope.provider"
+ATTR_MODEL: Final = "trimscope.model"
+ATTR_WINDOW_TOKENS: Final = "trimscope.context_window.tokens"
+ATTR_WINDOW_SOURCE: Final = "trimscope.context_window.source"
+ATTR_CONFIGURED_WINDOW_TOKENS: Final = "trimscope.context_window.configured_tokens"
+ATTR_BUDGET_TOKENS: Final = "trimscope.budget.tokens"
+ATTR_BUDGET_RULE: Final = "trimscope.budget.rule"
+ATTR_ESTIMATE_TOKENS: Final = "trimscope.request.estimate_tokens"
+ATTR_MESSAGE_TOKENS: Final = "trimscope.request.message_tokens"
+ATTR_TOOL_SCHEMA_TOKENS: Final = "trimscope.request.tool_schema_tokens"
+ATTR_CAPACITY_FITS: Final = "trimscope.capacity.fits"
+ATTR_CAPACITY_PURPOSE: Final = "trimscope.capacity.purpose"
+ATTR_TRIM_REASON: Final = "trimscope.trim.reason"
+ATTR_TRIM_TRIGGER: Final = "trimscope.trim.trigger"
+ATTR_TOKENS_BEFORE: Final = "trimscope.trim.tokens_before"
+ATTR_TOKENS_AFTER: Final = "trimscope.trim.tokens_after"
+ATTR_DROPPED_MESSAGES: Final = "trimscope.trim.dropped_messages"
+ATTR_DROPPED_TURNS: Final = "trimscope.trim.dropped_turns"
+ATTR_KEPT_TURNS: Final = "trimscope.trim.kept_turns"
+ATTR_CHANNEL: Final = "trimscope.channel"
+ATTR_AGENT_ALIAS: Final = "trimscope.agent_alias"
+ATTR_REFERENCE_VERDICT: Final = "trimscope.overflow.reference_verdict"
+ATTR_EXTENDED_VERDICT: Final = "trimscope.overflow.extended_verdict"
+ATTR_OVERFLOW_MESSAGE: Final = "trimscope.overflow.message"
+ATTR_TARGET_BUDGET_TOKENS: Final = "trimscope.recovery.target_budget_tokens"
+ATTR_SYSTEM_FLOOR_TOKENS: Final = "trimscope.recovery.system_floor_tokens"
+ATTR_ROUTE_BUDGET_TOKENS: Final = "trimscope.recovery.route_budget_tokens"
+ATTR_RECOVERY_TRIMMED: Final = "trimscope.recovery.trimmed"
+ATTR_RECOVERY_OUTCOME: Final = "trimscope.recovery.outcome"
+ATTR_TOOL_RESULT_BYTES: Final = "trimscope.tool.result_bytes"
+ATTR_TOOL_TRUNCATED: Final = "trimscope.tool.truncated"
+ATTR_INCOMPLETE: Final = "trimscope.incomplete"
+"""Set on spans still open when the observer was closed (an aborted run)."""
+
+MAX_OVERFLOW_MESSAGE_CHARS: Final = 500
+
+# --- Prometheus labels ----------------------------------------------------------------------
+
+LABEL_PROVIDER: Final = "provider"
+LABEL_MODEL: Final = "model"
+LABEL_REASON: Final = "reason"
+LABEL_TRIGGER: Final = "trigger"
+LABEL_RULE: Final = "rule"
+LABEL_WINDOW_SOURCE: Final = "window_source"
+LABEL_PURPOSE: Final = "purpose"
+LABEL_FITS: Final = "fits"
+LABEL_ERROR_TYPE: Final = "error_type"
+LABEL_RECOVERED: Final = "recovered"
+LABEL_OUTCOME: Final = "outcome"
+LABEL_TOOL: Final = "tool"
+LABEL_REFERENCE_VERDICT: Final = "reference_verdict"
+LABEL_EXTENDED_VERDICT: Final = "extended_verdict"
+LABEL_GEN_AI_OPERATION: Final = "gen_ai_operation_name"
+LABEL_GEN_AI_PROVIDER: Final = "gen_ai_provider_name"
+LABEL_GEN_AI_MODEL: Final = "gen_ai_request_model"
+LABEL_GEN_AI_TOKEN_TYPE: Final = "gen_ai_token_type"
+
+UNKNOWN: Final = "unknown"
+"""Label value for a missing provider or model (an empty value would drop the label)."""
+OTHER: Final = "other"
+
+TRIM_REASON_LABELS: Final[dict[str, str]] = {
+    REASON_BUDGET: "token_budget",
+    REASON_TURN_LIMIT: "turn_limit",
+}
+"""The reference's reason strings mapped to short label values; any other reason is ``other``."""
+
+RECOVERY_OUTCOMES: Final = frozenset(
+    {"retrying", "context_floor_exceeds_budget", "only_one_turn_left"}
+)
+RECOVERY_RETRYING: Final = "retrying"
+
+
+def trim_reason_label(reason: str) -> str:
+    return TRIM_REASON_LABELS.get(reason, OTHER)
+
+
+def bool_label(value: bool) -> str:
+    return "true" if value else "false"
+
+
+# --- buckets --------------------------------------------------------------------------------
+
+GEN_AI_TOKEN_USAGE_BUCKETS: Final = (
+    1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0,
+    4194304.0, 16777216.0, 67108864.0,
+)  # fmt: skip
+"""gen-ai-metrics.md advisory buckets for ``gen_ai.client.token.usage``."""
+GEN_AI_DURATION_BUCKETS: Final = (
+    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+)  # fmt: skip
+"""gen-ai-metrics.md advisory buckets for ``gen_ai.client.operation.duration``."""
+DROPPED_MESSAGES_BUCKETS: Final = tuple(float(2**power) for power in range(11))
+"""1, 2, 4, ... 1024 messages."""
+DROPPED_TURNS_BUCKETS: Final = tuple(float(2**power) for power in range(9))
+"""1, 2, 4, ... 256 turns."""
+UTILIZATION_BUCKETS: Final = (
+    0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.25, 1.5, 2.0,
+)  # fmt: skip
+"""Request estimate ÷ window; above 1.0 only for refused or overflowing calls."""
+ESTIMATE_ACCURACY_BUCKETS: Final = (0.5, 0.75, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25, 1.5, 2.0)
+"""Reported input tokens ÷ our estimate."""
+
+# --- Prometheus metrics ---------------------------------------------------------------------
+
+MetricType = Literal["counter", "gauge", "histogram"]
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """One exported metric family. ``name`` is what PromQL queries (counters end ``_total``;
+    histograms add ``_bucket``/``_sum``/``_count``)."""
+
+    name: str
+    type: MetricType
+    help: str
+    labels: tuple[str, ...]
+    buckets: tuple[float, ...] = ()
+
+
+_ROUTE = (LABEL_PROVIDER, LABEL_MODEL)
+_GEN_AI = (LABEL_GEN_AI_OPERATION, LABEL_GEN_AI_PROVIDER, LABEL_GEN_AI_MODEL)
+
+TRIMS: Final = MetricSpec(
+    "trimscope_history_trims_total",
+    "counter",
+    "History trims, one per HistoryTrimmed event.",
+    (LABEL_REASON, LABEL_TRIGGER, LABEL_PROVIDER),
+)
+DROPPED_MESSAGES: Final = MetricSpec(
+    "trimscope_history_dropped_messages",
+    "histogram",
+    "Messages dropped by one trim.",
+    (LABEL_TRIGGER, LABEL_PROVIDER),
+    DROPPED_MESSAGES_BUCKETS,
+)
+DROPPED_TURNS: Final = MetricSpec(
+    "trimscope_history_dropped_turns",
+    "histogram",
+    "Whole user turns dropped by one trim.",
+    (LABEL_TRIGGER, LABEL_PROVIDER),
+    DROPPED_TURNS_BUCKETS,
+)
+BUDGET_TOKENS: Final = MetricSpec(
+    "trimscope_context_budget_tokens", "gauge", "Proactive trim budget of the route.", _ROUTE
+)
+WINDOW_TOKENS: Final = MetricSpec(
+    "trimscope_context_window_tokens", "gauge", "Context window the route resolved.", _ROUTE
+)
+BUDGET_DECISIONS: Final = MetricSpec(
+    "trimscope_budget_decisions_total",
+    "counter",
+    "Budget resolutions (one per BudgetResolved) by the precedence rule that decided.",
+    (*_ROUTE, LABEL_RULE, LABEL_WINDOW_SOURCE),
+)
+UTILIZATION: Final = MetricSpec(
+    "trimscope_context_utilization_ratio",
+    "histogram",
+    "Peak request size of one call (max of estimate and reported input) over the window.",
+    _ROUTE,
+    UTILIZATION_BUCKETS,
+)
+CAPACITY_CHECKS: Final = MetricSpec(
+    "trimscope_capacity_checks_total",
+    "counter",
+    "Pre-dispatch capacity checks (one per CapacityChecked).",
+    (*_ROUTE, LABEL_PURPOSE, LABEL_FITS),
+)
+CAPACITY_REFUSALS: Final = MetricSpec(
+    "trimscope_capacity_refusals_total",
+    "counter",
+    "Requests refused before dispatch because the estimate exceeded the window.",
+    (*_ROUTE, LABEL_PURPOSE),
+)
+OVERFLOWS: Final = MetricSpec(
+    "trimscope_provider_overflows_total",
+    "counter",
+    "Provider context overflows, counted when their recovery is settled.",
+    (LABEL_PROVIDER, LABEL_ERROR_TYPE, LABEL_RECOVERED),
+)
+OVERFLOW_VERDICTS: Final = MetricSpec(
+    "trimscope_overflow_classifications_total",
+    "counter",
+    "Provider errors classified as overflow, by what each classifier said.",
+    (LABEL_PROVIDER, LABEL_ERROR_TYPE, LABEL_REFERENCE_VERDICT, LABEL_EXTENDED_VERDICT),
+)
+RECOVERIES: Final = MetricSpec(
+    "trimscope_overflow_recoveries_total",
+    "counter",
+    "Reactive recovery attempts (one per RecoveryAttempted) by outcome.",
+    (LABEL_PROVIDER, LABEL_OUTCOME),
+)
+ESTIMATE_ACCURACY: Final = MetricSpec(
+    "trimscope_reported_to_estimated_tokens_ratio",
+    "histogram",
+    "Input tokens the provider reported over the harness's estimate for the same request.",
+    _ROUTE,
+    ESTIMATE_ACCURACY_BUCKETS,
+)
+PROVIDER_CALLS: Final = MetricSpec(
+    "trimscope_provider_calls_total",
+    "counter",
+    "Finished provider calls by outcome.",
+    (*_ROUTE, LABEL_OUTCOME),
+)
+TURNS: Final = MetricSpec(
+    "trimscope_turns_total", "counter", "Finished agent turns by outcome.", (LABEL_OUTCOME,)
+)
+TOOL_CALLS: Final = MetricSpec(
+    "trimscope_tool_calls_total",
+    "counter",
+    "Finished tool calls by outcome (ok, error).",
+    (LABEL_TOOL, LABEL_OUTCOME),
+)
+TOOL_RESULTS_TRUNCATED: Final = MetricSpec(
+    "trimscope_tool_results_truncated_total",
+    "counter",
+    "Tool results cut to the recorded-result limit.",
+    (LABEL_TOOL,),
+)
+GEN_AI_TOKEN_USAGE: Final = MetricSpec(
+    "gen_ai_client_token_usage",
+    "histogram",
+    "Tokens used per GenAI call (gen_ai.client.token.usage).",
+    (*_GEN_AI, LABEL_GEN_AI_TOKEN_TYPE),
+    GEN_AI_TOKEN_USAGE_BUCKETS,
+)
+GEN_AI_DURATION: Final = MetricSpec(
+    "gen_ai_client_operation_duration_seconds",
+    "histogram",
+    "Duration of GenAI calls (gen_ai.client.operation.duration).",
+    (*_GEN_AI, LABEL_ERROR_TYPE),
+    GEN_AI_DURATION_BUCKETS,
+)
+
+METRICS: Final = (
+    TRIMS,
+    DROPPED_MESSAGES,
+    DROPPED_TURNS,
+    BUDGET_TOKENS,
+    WINDOW_TOKENS,
+    BUDGET_DECISIONS,
+    UTILIZATION,
+    CAPACITY_CHECKS,
+    CAPACITY_REFUSALS,
+    OVERFLOWS,
+    OVERFLOW_VERDICTS,
+    RECOVERIES,
+    ESTIMATE_ACCURACY,
+    PROVIDER_CALLS,
+    TURNS,
+    TOOL_CALLS,
+    TOOL_RESULTS_TRUNCATED,
+    GEN_AI_TOKEN_USAGE,
+    GEN_AI_DURATION,
+)
+
+NO_ERROR: Final = ""
+"""``error_type`` label of a successful call: empty, so PromQL ``error_type=""`` selects it."""
+
+EXEMPLAR_TRACE_ID: Final = "trace_id"

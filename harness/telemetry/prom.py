@@ -1,0 +1,248 @@
+"""Prometheus observer: events become the metrics of ``names.METRICS`` on an injected registry.
+
+One event, one update, so the counters account exactly (``accounting.py``):
+``HistoryTrimmed`` → trims, dropped messages and turns; ``BudgetResolved`` → budget
+decisions and the route's budget and window gauges; ``CapacityChecked`` → capacity checks
+(and refusals); ``OverflowDetected`` → classifier verdicts; ``RecoveryAttempted`` →
+recoveries; ``ProviderCallFinished`` → calls, GenAI duration and token usage, utilisation.
+
+Two metrics need more than one event:
+
+- utilisation is the *peak* request of one call over the window: the larger of the
+  estimate (``ProviderCallStarted``) and the input tokens the provider reported
+  (``ProviderCallFinished``); a call refused before dispatch is observed from its
+  ``CapacityChecked``. One observation per call, never a sum over a turn.
+- an overflow is counted once its recovery is settled, with ``recovered``: ``true`` when
+  the session's next provider call succeeds; ``false`` when recovery gives up, the retry is
+  refused or fails, or the turn ends first.
+
+Counters and histograms carry a ``trace_id`` exemplar when ``trace_ids`` (the OTel
+observer's ``trace_id_of``, subscribed before this one) knows the span; exemplars show only
+in OpenMetrics output and never in multiprocess mode.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import assert_never
+
+from prometheus_client import CollectorRegistry, Counter
+
+from harness.events import (
+    BudgetResolved,
+    CapacityChecked,
+    Event,
+    HistoryTrimmed,
+    OverflowDetected,
+    ProviderCallFinished,
+    ProviderCallStarted,
+    RecoveryAttempted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from harness.telemetry import names as n
+from harness.telemetry.metrics import MetricSet
+
+TraceIds = Callable[[Event], str | None]
+MAX_OPEN_CALLS = 10_000
+"""Calls started but not finished that are remembered (oldest forgotten first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _OpenCall:
+    provider: str
+    model: str
+    estimate_tokens: int
+    window: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Overflow:
+    call_id: str
+    provider: str
+    error_type: str
+
+
+class PrometheusObserver:
+    """Records every event kind into ``registry``; thread-safe.
+
+    ``multiprocess``: prometheus-client's multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``
+    set before prometheus_client was imported); exemplars are then never attached.
+    """
+
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        *,
+        trace_ids: TraceIds | None = None,
+        multiprocess: bool = False,
+    ) -> None:
+        self.metrics = MetricSet(registry)
+        self._trace_ids = None if multiprocess else trace_ids
+        self._calls: OrderedDict[tuple[str, str], _OpenCall] = OrderedDict()
+        self._overflows: dict[str, list[_Overflow]] = {}
+        self._lock = threading.Lock()
+
+    def on_event(self, event: Event) -> None:
+        with self._lock:
+            self._dispatch(event)
+
+    def _dispatch(self, event: Event) -> None:
+        match event:
+            case TurnStarted() | ToolCallStarted():
+                pass  # ignored: their finish events carry what is counted
+            case TurnFinished():
+                self._settle(event, recovered=False)
+                self._inc(self.metrics.counter(n.TURNS), event, event.outcome)
+            case BudgetResolved():
+                self._budget(event)
+            case CapacityChecked():
+                self._capacity(event)
+            case ProviderCallStarted():
+                self._call_started(event)
+            case ProviderCallFinished():
+                self._call_finished(event)
+            case OverflowDetected():
+                self._overflow(event)
+            case RecoveryAttempted():
+                self._recovery(event)
+            case HistoryTrimmed():
+                self._trim(event)
+            case ToolCallFinished():
+                self._tool(event)
+            case _:
+                assert_never(event)
+
+    # --- per kind -----------------------------------------------------------------------
+
+    def _trim(self, event: HistoryTrimmed) -> None:
+        trigger = str(event.trigger)
+        reason = n.trim_reason_label(event.reason)
+        provider = _label(event.provider)
+        self._inc(self.metrics.counter(n.TRIMS), event, reason, trigger, provider)
+        exemplar = self._exemplar(event)
+        self.metrics.histogram(n.DROPPED_MESSAGES).labels(trigger, provider).observe(
+            event.dropped_messages, exemplar
+        )
+        self.metrics.histogram(n.DROPPED_TURNS).labels(trigger, provider).observe(
+            event.dropped_turns, exemplar
+        )
+
+    def _budget(self, event: BudgetResolved) -> None:
+        route = (event.provider, _label(event.model))
+        self._inc(
+            self.metrics.counter(n.BUDGET_DECISIONS),
+            event,
+            *route,
+            str(event.rule),
+            event.window_source,
+        )
+        self.metrics.gauge(n.BUDGET_TOKENS).labels(*route).set(event.budget_tokens)
+        self.metrics.gauge(n.WINDOW_TOKENS).labels(*route).set(event.model_context_window)
+
+    def _capacity(self, event: CapacityChecked) -> None:
+        route = (event.provider, _label(event.model))
+        fits = n.bool_label(event.fits)
+        self._inc(self.metrics.counter(n.CAPACITY_CHECKS), event, *route, event.purpose, fits)
+        if event.fits:
+            return
+        self._inc(self.metrics.counter(n.CAPACITY_REFUSALS), event, *route, event.purpose)
+        self._utilization(event, route, event.estimate_tokens, event.model_context_window)
+        self._settle(event, recovered=False)  # a refused retry did not recover
+
+    def _call_started(self, event: ProviderCallStarted) -> None:
+        key = (event.session_id, event.call_id)
+        self._calls[key] = _OpenCall(
+            event.provider, _label(event.model), event.estimate_tokens, event.model_context_window
+        )
+        while len(self._calls) > MAX_OPEN_CALLS:
+            self._calls.popitem(last=False)
+
+    def _call_finished(self, event: ProviderCallFinished) -> None:
+        route = (event.provider, _label(event.model))
+        ok = event.outcome == "ok"
+        self._settle(event, recovered=ok)
+        self._inc(self.metrics.counter(n.PROVIDER_CALLS), event, *route, event.outcome)
+        error = n.NO_ERROR if ok else (event.error_type or n.ERROR_TYPE_OTHER)
+        gen_ai = (n.OPERATION_CHAT, event.provider, _label(event.model))
+        exemplar = self._exemplar(event)
+        self.metrics.histogram(n.GEN_AI_DURATION).labels(*gen_ai, error).observe(
+            event.duration_s, exemplar
+        )
+        usage = self.metrics.histogram(n.GEN_AI_TOKEN_USAGE)
+        for token_type, tokens in (
+            (n.TOKEN_TYPE_INPUT, event.input_tokens),
+            (n.TOKEN_TYPE_OUTPUT, event.output_tokens),
+        ):
+            if tokens is not None:
+                usage.labels(*gen_ai, token_type).observe(tokens, exemplar)
+        opened = self._calls.pop((event.session_id, event.call_id), None)
+        if opened is not None:
+            self._call_sizes(event, opened)
+
+    def _call_sizes(self, event: ProviderCallFinished, opened: _OpenCall) -> None:
+        route = (opened.provider, opened.model)
+        reported = event.input_tokens
+        peak = max(opened.estimate_tokens, reported or 0)
+        self._utilization(event, route, peak, opened.window)
+        if reported is not None and opened.estimate_tokens > 0:
+            self.metrics.histogram(n.ESTIMATE_ACCURACY).labels(*route).observe(
+                reported / opened.estimate_tokens, self._exemplar(event)
+            )
+
+    def _overflow(self, event: OverflowDetected) -> None:
+        error = event.error_type or n.ERROR_TYPE_OTHER
+        self._inc(
+            self.metrics.counter(n.OVERFLOW_VERDICTS),
+            event,
+            event.provider,
+            error,
+            n.bool_label(event.reference_verdict),
+            n.bool_label(event.extended_verdict),
+        )
+        pending = self._overflows.setdefault(event.session_id, [])
+        pending.append(_Overflow(event.call_id, event.provider, error))
+
+    def _recovery(self, event: RecoveryAttempted) -> None:
+        outcome = event.outcome if event.outcome in n.RECOVERY_OUTCOMES else n.OTHER
+        self._inc(self.metrics.counter(n.RECOVERIES), event, event.provider, outcome)
+        if outcome != n.RECOVERY_RETRYING:
+            self._settle(event, recovered=False)
+
+    def _tool(self, event: ToolCallFinished) -> None:
+        outcome = "error" if event.error_type else "ok"
+        self._inc(self.metrics.counter(n.TOOL_CALLS), event, event.tool_name, outcome)
+        if event.truncated:
+            self._inc(self.metrics.counter(n.TOOL_RESULTS_TRUNCATED), event, event.tool_name)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _settle(self, event: Event, *, recovered: bool) -> None:
+        """Count the session's overflows whose fate ``event`` settled."""
+        for overflow in self._overflows.pop(event.session_id, ()):
+            counter = self.metrics.counter(n.OVERFLOWS)
+            self._inc(
+                counter, event, overflow.provider, overflow.error_type, n.bool_label(recovered)
+            )
+
+    def _utilization(self, event: Event, route: tuple[str, str], tokens: int, window: int) -> None:
+        if window > 0:
+            self.metrics.histogram(n.UTILIZATION).labels(*route).observe(
+                tokens / window, self._exemplar(event)
+            )
+
+    def _inc(self, counter: Counter, event: Event, *labels: str) -> None:
+        counter.labels(*labels).inc(1, self._exemplar(event))
+
+    def _exemplar(self, event: Event) -> dict[str, str] | None:
+        trace_id = self._trace_ids(event) if self._trace_ids is not None else None
+        return {n.EXEMPLAR_TRACE_ID: trace_id} if trace_id else None
+
+
+def _label(value: str | None) -> str:
+    return value if value else n.UNKNOWN

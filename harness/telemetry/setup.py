@@ -1,0 +1,166 @@
+"""Wiring for composition roots: options in, observers and one shutdown callable out.
+
+``build_telemetry`` is called by the CLI and the pytest plugin; nothing else builds tracer
+providers, registries or servers, and nothing here touches the global ones.
+
+- traces: built when any of ``otel_jsonl``, ``otlp`` or ``span_exporters`` is set. The
+  JSON-lines file and extra exporters (an ``InMemorySpanExporter`` in tests) use a simple
+  (synchronous) processor, so an ended span is on disk at once; OTLP/HTTP uses a batch
+  processor and reads the standard ``OTEL_EXPORTER_OTLP_*`` variables; the resource reads
+  ``OTEL_SERVICE_NAME`` / ``OTEL_RESOURCE_ATTRIBUTES`` and the sampler ``OTEL_TRACES_SAMPLER``.
+- metrics: built when ``registry``, ``serve_metrics_port`` or ``metrics_out`` is set (a
+  fresh registry when none is given); ``--serve-metrics`` binds 127.0.0.1 only;
+  ``--metrics-out`` is written at shutdown.
+- transcript: JSON lines per event, flushed per line.
+
+Observer order matters: the OTel observer runs first so the Prometheus observer can attach
+the trace id of the span that recorded each event as an exemplar.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import OTELResourceDetector, Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExporter,
+)
+from prometheus_client import CollectorRegistry
+
+from harness.events import Observer
+from harness.telemetry import names as n
+from harness.telemetry.exporters import JsonLinesSpanExporter
+from harness.telemetry.exposition import MetricsServer, serve_metrics, write_metrics
+from harness.telemetry.otel import OtelObserver
+from harness.telemetry.prom import PrometheusObserver
+from harness.telemetry.transcript import TranscriptWriter
+
+
+@dataclass(frozen=True, slots=True)
+class TelemetryOptions:
+    otel_jsonl: Path | None = None
+    otlp: bool = False
+    span_exporters: tuple[SpanExporter, ...] = ()
+    registry: CollectorRegistry | None = None
+    serve_metrics_port: int | None = None
+    metrics_out: Path | None = None
+    transcript: Path | None = None
+    multiprocess: bool = False
+    clock_to_ns: Callable[[float], int] | None = None
+
+
+@dataclass(slots=True)
+class Telemetry:
+    """What ``build_telemetry`` made. Subscribe ``observers`` in order; call ``shutdown``
+    once at the end (it is idempotent): it ends open spans, flushes exporters, writes
+    ``--metrics-out``, stops the metrics server and closes the transcript."""
+
+    observers: tuple[Observer, ...]
+    shutdown: Callable[[], None]
+    tracer_provider: TracerProvider | None = None
+    registry: CollectorRegistry | None = None
+    metrics_server: MetricsServer | None = None
+    otel: OtelObserver | None = None
+    prometheus: PrometheusObserver | None = None
+    transcript: TranscriptWriter | None = None
+
+
+def build_resource() -> Resource:
+    """``service.name=trimscope`` unless ``OTEL_SERVICE_NAME``/``OTEL_RESOURCE_ATTRIBUTES``
+    say otherwise."""
+    base = Resource.create({"service.name": n.SERVICE_NAME})
+    return base.merge(OTELResourceDetector().detect())
+
+
+def build_tracer_provider(options: TelemetryOptions) -> TracerProvider | None:
+    exporters = list(options.span_exporters)
+    if options.otel_jsonl is not None:
+        exporters.append(JsonLinesSpanExporter(options.otel_jsonl))
+    if not exporters and not options.otlp:
+        return None
+    provider = TracerProvider(resource=build_resource())
+    for exporter in exporters:
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+    if options.otlp:
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    return provider
+
+
+def build_telemetry(options: TelemetryOptions) -> Telemetry:
+    """Observers for ``options`` (OTel, then Prometheus, then transcript) and their shutdown."""
+    steps: list[Callable[[], None]] = []
+    telemetry = Telemetry(observers=(), shutdown=_once(steps))
+    observers: list[Observer] = []
+    provider = build_tracer_provider(options)
+    if provider is not None:
+        telemetry.tracer_provider = provider
+        telemetry.otel = OtelObserver(provider, clock_to_ns=options.clock_to_ns)
+        observers.append(telemetry.otel)
+        steps += [telemetry.otel.close, provider.shutdown]  # shutdown flushes first
+    if _wants_metrics(options):
+        _add_metrics(telemetry, options, observers, steps)
+    if options.transcript is not None:
+        telemetry.transcript = TranscriptWriter(options.transcript)
+        observers.append(telemetry.transcript)
+        steps.append(telemetry.transcript.close)
+    telemetry.observers = tuple(observers)
+    return telemetry
+
+
+def _wants_metrics(options: TelemetryOptions) -> bool:
+    return (
+        options.registry is not None
+        or options.serve_metrics_port is not None
+        or options.metrics_out is not None
+    )
+
+
+def _add_metrics(
+    telemetry: Telemetry,
+    options: TelemetryOptions,
+    observers: list[Observer],
+    steps: list[Callable[[], None]],
+) -> None:
+    registry = options.registry if options.registry is not None else CollectorRegistry()
+    trace_ids = telemetry.otel.trace_id_of if telemetry.otel is not None else None
+    telemetry.registry = registry
+    telemetry.prometheus = PrometheusObserver(
+        registry, trace_ids=trace_ids, multiprocess=options.multiprocess
+    )
+    observers.append(telemetry.prometheus)
+    if options.metrics_out is not None:
+        out = options.metrics_out
+        steps.append(lambda: write_metrics(registry, out))
+    if options.serve_metrics_port is not None:
+        telemetry.metrics_server = serve_metrics(registry, options.serve_metrics_port)
+        steps.append(telemetry.metrics_server.close)
+
+
+def _once(steps: list[Callable[[], None]]) -> Callable[[], None]:
+    """Run every step once, in order, even when one fails; re-raise the first failure."""
+    lock = threading.Lock()
+    done = False
+
+    def shutdown() -> None:
+        nonlocal done
+        with lock:
+            if done:
+                return
+            done = True
+        first: BaseException | None = None
+        for step in steps:
+            try:
+                step()
+            except Exception as exc:
+                first = first or exc
+        if first is not None:
+            raise first
+
+    return shutdown

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Install the system programs the integration tests need, when they are missing:
+#   prometheus, promtool  (Debian package `prometheus`): the real-Prometheus dashboard tests.
+#
+# Idempotent and quiet: does nothing when the programs are already there. Installs only from
+# the configured Debian mirror, with apt-get, and only as root. Otherwise it explains what
+# is missing and exits 0: those tests then skip, except under CI=true where they fail.
+# The package's service is never started (a temporary policy-rc.d forbids it).
+set -euo pipefail
+
+missing=()
+for program in prometheus promtool; do
+    command -v "$program" >/dev/null 2>&1 || missing+=("$program")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+explain() {
+    echo "ensure-system-deps: missing ${missing[*]} (Debian package 'prometheus'): $1" >&2
+    echo "ensure-system-deps: the real-Prometheus tests will skip (and fail under CI=true)." >&2
+    exit 0
+}
+
+command -v apt-get >/dev/null 2>&1 || explain "no apt-get here; install Prometheus 2.x by hand"
+[ "$(id -u)" -eq 0 ] || explain "not root; run: sudo apt-get install --no-install-recommends prometheus"
+
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy"
+    chmod 755 "$policy"
+    trap 'rm -f "$policy"' EXIT
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+echo "ensure-system-deps: installing Debian's prometheus (for ${missing[*]})" >&2
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+
+for program in "${missing[@]}"; do
+    command -v "$program" >/dev/null 2>&1 || {
+        echo "ensure-system-deps: '$program' still missing after installing prometheus" >&2
+        exit 1
+    }
+done

@@ -1,0 +1,181 @@
+"""Dashboards as code: the committed JSON is what the builders make, validates against the
+Grafana schemas, and queries only metrics the code exports, in PromQL that parses."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import promql_parser
+import pytest
+from jsonschema import Draft7Validator
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT7
+from typer.testing import CliRunner
+
+from dashboards import DASHBOARDS, DEFAULT_OUT, render_all, stale, substitute
+from harness.cli import app
+from harness.telemetry import PrometheusObserver
+from harness.telemetry import names as n
+from tests.dashboards.conftest import ROOT, all_queries
+from tests.telemetry.scripted import scripted_session
+
+SCHEMAS_ENV = "TRIMSCOPE_GRAFANA_SCHEMAS"
+SCHEMAS = Path(os.environ.get(SCHEMAS_ENV, ROOT.parent / "shared" / "schemas" / "grafana"))
+QUERIES = all_queries()
+
+
+def test_committed_json_is_what_the_builders_make() -> None:
+    assert sorted(p.name for p in DEFAULT_OUT.glob("*.json")) == sorted(DASHBOARDS)
+    assert stale() == [], "run `trimscope dashboards build` and commit dashboards/json/"
+
+
+def test_the_cli_writes_the_committed_files(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["dashboards", "build", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    for name, text in render_all().items():
+        assert (tmp_path / name).read_text() == text == (DEFAULT_OUT / name).read_text()
+    assert (
+        runner.invoke(app, ["dashboards", "build", "--check", "--out", str(tmp_path)]).exit_code
+        == 0
+    )
+    (tmp_path / next(iter(DASHBOARDS))).write_text("{}\n")
+    assert (
+        runner.invoke(app, ["dashboards", "build", "--check", "--out", str(tmp_path)]).exit_code
+        == 1
+    )
+
+
+def _schema_registry() -> Registry:
+    resources = [
+        (path.name, Resource.from_contents(json.loads(path.read_text()), DRAFT7))
+        for path in sorted(SCHEMAS.glob("*.jsonschema.json"))
+    ]
+    return Registry().with_resources(resources)
+
+
+def _errors(registry: Registry, ref: str, instance: Any) -> list[str]:
+    validator = Draft7Validator({"$ref": ref}, registry=registry)
+    return [f"{e.json_path}: {e.message}" for e in validator.iter_errors(instance)]
+
+
+@pytest.mark.skipif(
+    not (SCHEMAS / "dashboard.jsonschema.json").is_file(),
+    reason=f"Grafana JSON Schemas not found at {SCHEMAS} (they live in the project's shared/ "
+    f"folder, absent on a user's machine; set {SCHEMAS_ENV} to point at a copy)",
+)
+@pytest.mark.parametrize("name", sorted(DASHBOARDS))
+def test_json_validates_against_the_grafana_schemas(name: str) -> None:
+    registry = _schema_registry()
+    board = json.loads((DEFAULT_OUT / name).read_text())
+    errors = _errors(registry, "dashboard.jsonschema.json", board)
+    for panel in board["panels"]:
+        if panel["type"] == "row":
+            continue
+        plugin = f"{panel['type']}.jsonschema.json"
+        assert (SCHEMAS / plugin).is_file(), f"no schema for panel type {panel['type']}"
+        where = f"{panel['title']}: "
+        errors += [
+            where + e
+            for e in _errors(registry, f"{plugin}#/definitions/Options", panel.get("options", {}))
+        ]
+        custom = panel.get("fieldConfig", {}).get("defaults", {}).get("custom")
+        if custom is not None:
+            errors += [
+                where + e for e in _errors(registry, f"{plugin}#/definitions/FieldConfig", custom)
+            ]
+        for target in panel["targets"]:
+            errors += [where + e for e in _errors(registry, "prometheus.jsonschema.json", target)]
+    assert errors == []
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=[q.where for q in QUERIES])
+def test_every_promql_expression_parses(query: Any) -> None:
+    promql_parser.parse(substitute(query.expr))
+
+
+def _metric_names(expr: str) -> set[str]:
+    found: set[str] = set()
+
+    def visit(node: object) -> None:
+        if isinstance(node, promql_parser.VectorSelector) and node.name:
+            found.add(node.name)
+
+    promql_parser.walk(promql_parser.parse(substitute(expr)), visit)
+    return found
+
+
+def _queried() -> set[str]:
+    return set().union(*(_metric_names(q.expr) for q in QUERIES))
+
+
+def _declared() -> set[str]:
+    names: set[str] = set()
+    for spec in n.METRICS:
+        if spec.type == "histogram":
+            names |= {f"{spec.name}_bucket", f"{spec.name}_sum", f"{spec.name}_count"}
+        else:
+            names.add(spec.name)
+    return names
+
+
+def _exposed() -> set[str]:
+    registry = CollectorRegistry()
+    observer = PrometheusObserver(registry)
+    for event in scripted_session():  # one event of each kind, and more
+        observer.on_event(event)
+    text = generate_latest(registry).decode()
+    return {s.name for f in text_string_to_metric_families(text) for s in f.samples}
+
+
+def test_every_queried_metric_is_declared_in_names() -> None:
+    assert _queried()
+    assert _queried() - _declared() == set()
+
+
+def test_every_queried_metric_is_exposed_by_the_observer() -> None:
+    assert _queried() - _exposed() == set()
+
+
+def test_panel_ids_are_unique_and_targets_have_ref_ids(boards: dict[str, Any]) -> None:
+    for board in boards.values():
+        ids = [panel["id"] for panel in board["panels"]]
+        assert len(ids) == len(set(ids))
+        assert 0 not in ids
+        for panel in board["panels"]:
+            refs = [t["refId"] for t in panel.get("targets", [])]
+            assert len(refs) == len(set(refs))
+
+
+def test_every_panel_reads_the_datasource_variable(boards: dict[str, Any]) -> None:
+    for board in boards.values():
+        names = [v["name"] for v in board["templating"]["list"]]
+        assert names == ["datasource", "job", "provider"]
+        for panel in board["panels"]:
+            if panel["type"] != "row":
+                assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
+
+
+def test_the_overview_has_the_panels_operators_asked_for(boards: dict[str, Any]) -> None:
+    overview = boards["trimscope-overview.json"]
+    types = {p["title"]: p["type"] for p in overview["panels"]}
+    assert types["Context utilisation (peak request ÷ window, per call)"] == "heatmap"
+    exprs = " ".join(q.expr for q in QUERIES if q.dashboard == "trimscope-overview")
+    for spec in (
+        n.TRIMS,
+        n.DROPPED_TURNS,
+        n.UTILIZATION,
+        n.BUDGET_TOKENS,
+        n.WINDOW_TOKENS,
+        n.OVERFLOWS,
+        n.RECOVERIES,
+        n.CAPACITY_REFUSALS,
+        n.GEN_AI_DURATION,
+        n.GEN_AI_TOKEN_USAGE,
+    ):
+        assert spec.name in exprs

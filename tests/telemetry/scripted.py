@@ -1,0 +1,275 @@
+"""Synthetic event sequences that follow the agent loop's order contract.
+
+Per session: ``TurnStarted`` → per provider call: ``BudgetResolved`` → optional proactive
+``HistoryTrimmed`` → ``CapacityChecked`` (a refusal ends the turn) → ``ProviderCallStarted``
+→ ``ProviderCallFinished`` → on overflow ``OverflowDetected`` → ``RecoveryAttempted`` →
+optional reactive trim; on success over budget an optional reported-usage trim; then tool
+pairs → ... → optional turn-limit trim → ``TurnFinished``. Seeding trims have no turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+from harness.events import (
+    BudgetResolved,
+    CapacityChecked,
+    Event,
+    HistoryTrimmed,
+    OverflowDetected,
+    ProviderCallFinished,
+    ProviderCallStarted,
+    RecoveryAttempted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TrimTrigger,
+    TurnFinished,
+    TurnStarted,
+)
+from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
+
+PROVIDER = "fakeai"
+KIND = "openai"
+MODEL = "gpt-test"
+AGENT = "coder"
+WINDOW = 8000
+BUDGET = 6000
+OVERFLOW_CODE = "context_length_exceeded"
+
+
+class _Common(TypedDict):
+    session_id: str
+    turn_id: str | None
+    at: float
+
+
+@dataclass
+class Script:
+    """Emits events for one session with a fake clock (one second per event)."""
+
+    session_id: str = "s1"
+    provider: str = PROVIDER
+    model: str = MODEL
+    events: list[Event] = field(default_factory=list)
+    turn_id: str | None = None
+    clock: float = 1_000.0
+    _turns: int = 0
+    _calls: int = 0
+
+    def _base(self) -> _Common:
+        self.clock += 1.0
+        return {"session_id": self.session_id, "turn_id": self.turn_id, "at": self.clock}
+
+    def _emit(self, event: Event) -> Event:
+        self.events.append(event)
+        return event
+
+    def turn(self) -> None:
+        self._turns += 1
+        self.turn_id = f"{self.session_id}-t{self._turns}"
+        self._emit(
+            TurnStarted(
+                **self._base(),
+                agent_name=AGENT,
+                provider=self.provider,
+                model=self.model,
+                user_text_bytes=42,
+            )
+        )
+
+    def end_turn(self, outcome: str = "ok", error_type: str | None = None) -> None:
+        self._emit(
+            TurnFinished(
+                **self._base(),
+                outcome=outcome,
+                iterations=self._calls,
+                error_type=error_type,
+            )
+        )
+        self.turn_id = None
+
+    def budget(self, rule: str = "ratio") -> None:
+        self._emit(
+            BudgetResolved(
+                **self._base(),
+                provider=self.provider,
+                model=self.model,
+                model_context_window=WINDOW,
+                window_source="configured",
+                configured_model_context_window=WINDOW,
+                budget_tokens=BUDGET,
+                rule=rule,
+            )
+        )
+
+    def trim(self, trigger: TrimTrigger, dropped_turns: int = 2) -> HistoryTrimmed:
+        reason = REASON_TURN_LIMIT if trigger is TrimTrigger.TURN_LIMIT else REASON_BUDGET
+        event = HistoryTrimmed(
+            **self._base(),
+            dropped_messages=3 * dropped_turns,
+            kept_turns=4,
+            reason=reason,
+            dropped_turns=dropped_turns,
+            trigger=trigger,
+            tokens_before=7000,
+            tokens_after=5000,
+            budget_tokens=BUDGET,
+            provider=self.provider,
+            model=self.model,
+        )
+        self._emit(event)
+        return event
+
+    def capacity(self, estimate: int, *, fits: bool = True) -> None:
+        self._emit(
+            CapacityChecked(
+                **self._base(),
+                provider=self.provider,
+                model=self.model,
+                message_tokens=estimate - 200,
+                tool_schema_tokens=200,
+                estimate_tokens=estimate,
+                model_context_window=WINDOW,
+                fits=fits,
+                purpose="tool_loop",
+            )
+        )
+
+    def call(
+        self,
+        estimate: int,
+        *,
+        compacted: bool = False,
+        outcome: str = "ok",
+        input_tokens: int | None = None,
+        finish: tuple[str, ...] = ("stop",),
+        prepared: bool = False,
+    ) -> str:
+        """A budget → capacity → started → finished round (``prepared``: budget and capacity
+        already emitted); returns the call id."""
+        if not prepared:
+            self.budget()
+            self.capacity(estimate)
+        self._calls += 1
+        call_id = f"{self.session_id}-c{self._calls}"
+        self._emit(
+            ProviderCallStarted(
+                **self._base(),
+                call_id=call_id,
+                provider=self.provider,
+                provider_kind=KIND,
+                model=self.model,
+                iteration=self._calls,
+                estimate_tokens=estimate,
+                model_context_window=WINDOW,
+                compacted=compacted,
+            )
+        )
+        ok = outcome == "ok"
+        self._emit(
+            ProviderCallFinished(
+                **self._base(),
+                call_id=call_id,
+                provider=self.provider,
+                provider_kind=KIND,
+                model=self.model,
+                outcome=outcome,
+                duration_s=0.3 if ok else 0.1,
+                input_tokens=(input_tokens or estimate) if ok else None,
+                output_tokens=50 if ok else None,
+                finish_reasons=finish if ok else (),
+                error_type=None if ok else OVERFLOW_CODE,
+                status_code=200 if ok else 400,
+            )
+        )
+        return call_id
+
+    def overflow(
+        self, call_id: str, recovery: str = "retrying", *, reference_verdict: bool = True
+    ) -> None:
+        self._emit(
+            OverflowDetected(
+                **self._base(),
+                call_id=call_id,
+                provider=self.provider,
+                provider_kind=KIND,
+                status_code=400,
+                error_type=OVERFLOW_CODE,
+                reference_verdict=reference_verdict,
+                extended_verdict=True,
+                message="This model's maximum context length is 8000 tokens.",
+            )
+        )
+        self._emit(
+            RecoveryAttempted(
+                **self._base(),
+                call_id=call_id,
+                provider=self.provider,
+                estimate_tokens=7900,
+                target_budget_tokens=5266,
+                system_floor_tokens=300,
+                route_budget_tokens=BUDGET,
+                trimmed=recovery == "retrying",
+                outcome=recovery,
+            )
+        )
+
+    def tool(self, name: str = "read_file", *, truncated: bool = False) -> None:
+        call_id = f"{self.session_id}-tool{len(self.events)}"
+        self._emit(ToolCallStarted(**self._base(), call_id=call_id, tool_name=name))
+        self._emit(
+            ToolCallFinished(
+                **self._base(),
+                call_id=call_id,
+                tool_name=name,
+                result_bytes=1000,
+                truncated=truncated,
+                duration_s=0.01,
+            )
+        )
+
+
+def full_turn(script: Script) -> None:
+    """Proactive trim, reported-usage trim, a tool, an overflow recovered, a turn-limit trim."""
+    script.turn()
+    script.budget()
+    script.trim(TrimTrigger.PROACTIVE)
+    script.capacity(5200)
+    script.call(5200, compacted=True, input_tokens=6400, finish=("tool_calls",), prepared=True)
+    script.trim(TrimTrigger.REPORTED_USAGE, dropped_turns=1)
+    script.tool(truncated=True)
+    overflowed = script.call(7900, outcome="overflow")
+    script.overflow(overflowed)
+    script.trim(TrimTrigger.REACTIVE, dropped_turns=3)
+    script.call(5000, compacted=True)
+    script.trim(TrimTrigger.TURN_LIMIT, dropped_turns=1)
+    script.end_turn()
+
+
+def refused_turn(script: Script) -> None:
+    script.turn()
+    script.budget()
+    script.capacity(9000, fits=False)
+    script.end_turn("error", "ContextCapacityExceeded")
+
+
+def unrecovered_turn(script: Script) -> None:
+    script.turn()
+    overflowed = script.call(7990, outcome="overflow")
+    script.overflow(overflowed, recovery="only_one_turn_left", reference_verdict=False)
+    script.end_turn("error", "ContextWindowExceeded")
+
+
+def seeding_trim(script: Script) -> None:
+    script.trim(TrimTrigger.TURN_LIMIT, dropped_turns=5)
+
+
+def scripted_session(session_id: str = "s1") -> list[Event]:
+    """Every event kind, every trigger, a recovered and an unrecovered overflow, a refusal."""
+    script = Script(session_id=session_id)
+    seeding_trim(script)
+    full_turn(script)
+    refused_turn(script)
+    unrecovered_turn(script)
+    return script.events

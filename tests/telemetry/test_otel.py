@@ -1,0 +1,279 @@
+"""The OpenTelemetry observer: GenAI spans and trimscope span events, per the conventions."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import SpanKind, StatusCode
+
+from harness.events import HistoryTrimmed, ProviderCallFinished, TrimTrigger
+from harness.telemetry import names as n
+from tests.telemetry.conftest import Harness
+from tests.telemetry.scripted import (
+    AGENT,
+    MODEL,
+    OVERFLOW_CODE,
+    PROVIDER,
+    Script,
+    full_turn,
+    refused_turn,
+    scripted_session,
+    seeding_trim,
+    unrecovered_turn,
+)
+
+CHAT = f"chat {MODEL}"
+
+
+def _calls(harness: Harness) -> dict[str, ReadableSpan]:
+    return {str(span.attributes[n.ATTR_CALL_ID]): span for span in harness.spans_named(CHAT)}
+
+
+def _event_names(span: ReadableSpan) -> list[str]:
+    return [event.name for event in span.events]
+
+
+def _one_turn(harness: Harness) -> Script:
+    script = Script()
+    full_turn(script)
+    harness.publish(script.events)
+    return script
+
+
+def test_agent_span_per_turn_is_invoke_agent_internal(harness: Harness) -> None:
+    harness.publish(scripted_session())
+    agents = harness.spans_named(f"invoke_agent {AGENT}")
+    assert len(agents) == 3
+    first = agents[0]
+    assert first.kind is SpanKind.INTERNAL
+    assert first.parent is None
+    assert first.attributes is not None
+    assert first.attributes[n.GEN_AI_OPERATION_NAME] == "invoke_agent"
+    assert first.attributes[n.GEN_AI_AGENT_NAME] == AGENT
+    assert first.attributes[n.GEN_AI_PROVIDER_NAME] == PROVIDER
+    assert first.attributes[n.GEN_AI_REQUEST_MODEL] == MODEL
+    assert first.attributes[n.GEN_AI_CONVERSATION_ID] == "s1"
+
+
+def test_inference_span_is_named_operation_then_model(harness: Harness) -> None:
+    _one_turn(harness)
+    (agent,) = harness.spans_named(f"invoke_agent {AGENT}")
+    calls = _calls(harness)
+    assert set(calls) == {"s1-c1", "s1-c2", "s1-c3"}
+    for span in calls.values():
+        assert span.kind is SpanKind.CLIENT
+        assert span.parent is not None
+        assert span.parent.span_id == agent.context.span_id
+        assert span.attributes is not None
+        assert span.attributes[n.GEN_AI_OPERATION_NAME] == "chat"
+        assert span.attributes[n.GEN_AI_PROVIDER_NAME] == PROVIDER
+        assert span.attributes[n.GEN_AI_REQUEST_MODEL] == MODEL
+
+
+def test_compacted_is_true_only_on_calls_that_used_a_trimmed_history(harness: Harness) -> None:
+    _one_turn(harness)
+    calls = _calls(harness)
+    assert calls["s1-c1"].attributes is not None
+    assert calls["s1-c1"].attributes[n.GEN_AI_CONVERSATION_COMPACTED] is True
+    assert calls["s1-c3"].attributes is not None
+    assert calls["s1-c3"].attributes[n.GEN_AI_CONVERSATION_COMPACTED] is True
+    assert calls["s1-c2"].attributes is not None
+    assert n.GEN_AI_CONVERSATION_COMPACTED not in calls["s1-c2"].attributes  # never ``false``
+
+
+def test_usage_and_finish_reasons_are_recorded(harness: Harness) -> None:
+    _one_turn(harness)
+    first = _calls(harness)["s1-c1"].attributes
+    assert first is not None
+    assert first[n.GEN_AI_USAGE_INPUT_TOKENS] == 6400
+    assert first[n.GEN_AI_USAGE_OUTPUT_TOKENS] == 50
+    assert tuple(first[n.GEN_AI_RESPONSE_FINISH_REASONS]) == ("tool_calls",)  # type: ignore[arg-type]
+    assert n.ERROR_TYPE not in first
+
+
+def test_error_type_is_the_providers_code(harness: Harness) -> None:
+    _one_turn(harness)
+    failed = _calls(harness)["s1-c2"]
+    assert failed.attributes is not None
+    assert failed.attributes[n.ERROR_TYPE] == OVERFLOW_CODE
+    assert failed.attributes[n.HTTP_RESPONSE_STATUS_CODE] == 400
+    assert failed.status.status_code is StatusCode.ERROR
+    assert n.GEN_AI_USAGE_INPUT_TOKENS not in failed.attributes
+
+
+def test_error_type_falls_back_to_other(harness: Harness) -> None:
+    script = Script()
+    script.turn()
+    script.call(100, outcome="server_error")
+    finished = script.events[-1]
+    assert isinstance(finished, ProviderCallFinished)
+    script.events[-1] = dataclasses.replace(finished, error_type=None)  # no code given
+    script.end_turn("error", "ProviderServerError")
+    harness.publish(script.events)
+    (span,) = harness.spans_named(CHAT)
+    assert span.attributes is not None
+    assert span.attributes[n.ERROR_TYPE] == n.ERROR_TYPE_OTHER == "_OTHER"
+
+
+def test_tool_calls_are_execute_tool_spans(harness: Harness) -> None:
+    _one_turn(harness)
+    (tool,) = harness.spans_named("execute_tool read_file")
+    assert tool.kind is SpanKind.INTERNAL
+    assert tool.attributes is not None
+    assert tool.attributes[n.GEN_AI_TOOL_NAME] == "read_file"
+    assert tool.attributes[n.GEN_AI_OPERATION_NAME] == "execute_tool"
+    assert tool.attributes[n.GEN_AI_TOOL_TYPE] == "function"
+    assert tool.attributes[n.ATTR_TOOL_TRUNCATED] is True
+
+
+def test_every_decision_is_a_span_event_with_trimscope_attributes(harness: Harness) -> None:
+    _one_turn(harness)
+    recorded = {
+        event.name: dict(event.attributes or {}) for span in harness.spans for event in span.events
+    }
+    assert recorded[n.EVENT_BUDGET_RESOLVED][n.ATTR_BUDGET_RULE] == "ratio"
+    assert recorded[n.EVENT_BUDGET_RESOLVED][n.ATTR_WINDOW_TOKENS] == 8000
+    assert recorded[n.EVENT_BUDGET_RESOLVED][n.ATTR_WINDOW_SOURCE] == "configured"
+    assert recorded[n.EVENT_BUDGET_RESOLVED][n.ATTR_BUDGET_TOKENS] == 6000
+    assert recorded[n.EVENT_CAPACITY_CHECKED][n.ATTR_CAPACITY_FITS] is True
+    assert recorded[n.EVENT_CAPACITY_CHECKED][n.ATTR_ESTIMATE_TOKENS] == 5000
+    trim = recorded[n.EVENT_HISTORY_TRIMMED]
+    assert trim[n.ATTR_TRIM_TRIGGER] == "turn_limit"
+    assert trim[n.ATTR_TRIM_REASON] == "history turn limit exceeded"
+    assert (trim[n.ATTR_TOKENS_BEFORE], trim[n.ATTR_TOKENS_AFTER]) == (7000, 5000)
+    assert (trim[n.ATTR_DROPPED_MESSAGES], trim[n.ATTR_DROPPED_TURNS]) == (3, 1)
+    assert trim[n.ATTR_KEPT_TURNS] == 4
+    assert recorded[n.EVENT_OVERFLOW_DETECTED][n.ERROR_TYPE] == OVERFLOW_CODE
+    assert recorded[n.EVENT_OVERFLOW_DETECTED][n.ATTR_REFERENCE_VERDICT] is True
+    assert recorded[n.EVENT_RECOVERY_ATTEMPTED][n.ATTR_RECOVERY_OUTCOME] == "retrying"
+
+
+def test_follow_ups_go_on_the_call_that_caused_them(harness: Harness) -> None:
+    _one_turn(harness)
+    calls = _calls(harness)
+    assert _event_names(calls["s1-c1"]) == [n.EVENT_HISTORY_TRIMMED]  # reported usage
+    assert _event_names(calls["s1-c2"]) == [
+        n.EVENT_OVERFLOW_DETECTED,
+        n.EVENT_RECOVERY_ATTEMPTED,
+        n.EVENT_HISTORY_TRIMMED,  # reactive
+    ]
+    assert _event_names(calls["s1-c3"]) == []
+    (agent,) = harness.spans_named(f"invoke_agent {AGENT}")
+    triggers = [
+        event.attributes[n.ATTR_TRIM_TRIGGER]
+        for event in agent.events
+        if event.name == n.EVENT_HISTORY_TRIMMED and event.attributes is not None
+    ]
+    assert triggers == ["proactive", "turn_limit"]
+    assert _event_names(agent).count(n.EVENT_BUDGET_RESOLVED) == 3
+
+
+def test_inference_span_ends_when_the_call_finished(harness: Harness) -> None:
+    script = _one_turn(harness)
+    finished_at = {e.call_id: e.at for e in script.events if isinstance(e, ProviderCallFinished)}
+    for call_id, span in _calls(harness).items():
+        assert span.end_time == round(finished_at[call_id] * 1e9)
+
+
+def test_seeding_trim_outside_a_turn_gets_a_short_trim_span(harness: Harness) -> None:
+    script = Script()
+    seeding_trim(script)
+    harness.publish(script.events)
+    (span,) = harness.spans_named(n.SPAN_TRIM)
+    assert span.name == "trimscope.trim"
+    assert span.parent is None
+    assert _event_names(span) == [n.EVENT_HISTORY_TRIMMED]
+
+
+def test_refused_call_has_no_inference_span_and_fails_the_turn(harness: Harness) -> None:
+    script = Script()
+    refused_turn(script)
+    harness.publish(script.events)
+    assert harness.spans_named(CHAT) == []
+    (agent,) = harness.spans_named(f"invoke_agent {AGENT}")
+    assert agent.attributes is not None
+    assert agent.attributes[n.ERROR_TYPE] == "ContextCapacityExceeded"
+    assert agent.status.status_code is StatusCode.ERROR
+    capacity = [e for e in agent.events if e.name == n.EVENT_CAPACITY_CHECKED]
+    assert capacity[0].attributes is not None
+    assert capacity[0].attributes[n.ATTR_CAPACITY_FITS] is False
+
+
+def test_unrecovered_overflow_stays_on_its_call(harness: Harness) -> None:
+    script = Script()
+    unrecovered_turn(script)
+    harness.publish(script.events)
+    (call,) = harness.spans_named(CHAT)
+    recovery = [e for e in call.events if e.name == n.EVENT_RECOVERY_ATTEMPTED]
+    assert recovery[0].attributes is not None
+    assert recovery[0].attributes[n.ATTR_RECOVERY_OUTCOME] == "only_one_turn_left"
+
+
+def test_the_global_tracer_provider_is_never_touched(harness: Harness) -> None:
+    before = trace.get_tracer_provider()
+    harness.publish(scripted_session())
+    assert trace.get_tracer_provider() is before
+    assert harness.spans  # everything went to the injected provider
+
+
+def test_trace_id_of_names_the_span_that_recorded_the_event(harness: Harness) -> None:
+    script = Script()
+    full_turn(script)
+    trim = next(e for e in script.events if isinstance(e, HistoryTrimmed))
+    for event in script.events:
+        harness.publish([event])
+        if event is trim:
+            recorded = harness.otel.trace_id_of(event)
+    (agent,) = harness.spans_named(f"invoke_agent {AGENT}")
+    assert recorded == trace.format_trace_id(agent.context.trace_id)
+
+
+def test_interleaved_sessions_are_kept_apart(harness: Harness) -> None:
+    first, second = Script(session_id="a"), Script(session_id="b")
+    full_turn(first)
+    full_turn(second)
+    for pair in zip(first.events, second.events, strict=True):
+        harness.publish(pair)
+    agents = harness.spans_named(f"invoke_agent {AGENT}")
+    assert len(agents) == 2
+    for agent in agents:
+        children = [
+            s for s in harness.spans if s.parent and s.parent.span_id == agent.context.span_id
+        ]
+        conversation = agent.attributes[n.GEN_AI_CONVERSATION_ID] if agent.attributes else None
+        assert len(children) == 4  # three calls and a tool
+        assert all(
+            c.attributes is not None and c.attributes[n.GEN_AI_CONVERSATION_ID] == conversation
+            for c in children
+        )
+
+
+def test_close_ends_open_spans_marked_incomplete(harness: Harness) -> None:
+    script = Script()
+    script.turn()
+    script.call(100)
+    script.tool()
+    del script.events[-1]  # the tool never finished: the run was aborted
+    harness.publish(script.events)
+    harness.otel.close()
+    names = {span.name: span for span in harness.spans}
+    assert names[f"invoke_agent {AGENT}"].attributes is not None
+    assert names[f"invoke_agent {AGENT}"].attributes[n.ATTR_INCOMPLETE] is True
+    assert names["execute_tool read_file"].attributes is not None
+    assert names["execute_tool read_file"].attributes[n.ATTR_INCOMPLETE] is True
+    assert n.ATTR_INCOMPLETE not in (names[CHAT].attributes or {})  # that call had finished
+
+
+def test_trims_of_every_trigger_are_recorded(harness: Harness) -> None:
+    harness.publish(scripted_session())
+    triggers = sorted(
+        str(e.attributes[n.ATTR_TRIM_TRIGGER])
+        for span in harness.spans
+        for e in span.events
+        if e.name == n.EVENT_HISTORY_TRIMMED and e.attributes is not None
+    )
+    assert triggers == sorted(
+        [t.value for t in TrimTrigger] + [TrimTrigger.TURN_LIMIT.value]  # + the seeding trim
+    )

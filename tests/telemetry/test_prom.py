@@ -1,0 +1,241 @@
+"""The Prometheus observer, read back the way a scraper reads it."""
+
+from __future__ import annotations
+
+import dataclasses
+import urllib.request
+from pathlib import Path
+
+import pytest
+from opentelemetry import trace
+from prometheus_client import CollectorRegistry
+from prometheus_client.openmetrics.exposition import generate_latest as openmetrics_latest
+from prometheus_client.openmetrics.parser import (
+    text_string_to_metric_families as openmetrics_families,
+)
+from prometheus_client.parser import text_fd_to_metric_families
+
+from harness.events import HistoryTrimmed, RecoveryAttempted, TrimTrigger
+from harness.telemetry import (
+    PrometheusObserver,
+    serve_metrics,
+    write_metrics,
+)
+from harness.telemetry import names as n
+from tests.telemetry.conftest import Harness
+from tests.telemetry.metrics_text import label_sets, value
+from tests.telemetry.scripted import (
+    MODEL,
+    OVERFLOW_CODE,
+    PROVIDER,
+    Script,
+    full_turn,
+    refused_turn,
+    scripted_session,
+    unrecovered_turn,
+)
+
+
+def _fed(harness: Harness) -> CollectorRegistry:
+    harness.publish(scripted_session())
+    return harness.registry
+
+
+def test_trims_are_counted_by_reason_trigger_and_provider(harness: Harness) -> None:
+    registry = _fed(harness)
+    trims = n.TRIMS.name
+    assert value(registry, trims) == 5
+    assert value(registry, trims, reason="token_budget", trigger="proactive") == 1
+    assert value(registry, trims, reason="token_budget", trigger="reported_usage") == 1
+    assert value(registry, trims, reason="token_budget", trigger="reactive") == 1
+    assert value(registry, trims, reason="turn_limit", trigger="turn_limit") == 2
+    assert {s[n.LABEL_PROVIDER] for s in label_sets(registry, trims)} == {PROVIDER}
+
+
+def test_an_unknown_reason_is_labelled_other(harness: Harness) -> None:
+    trim = Script().trim(TrimTrigger.PROACTIVE)
+    harness.publish([dataclasses.replace(trim, reason="something new")])
+    assert value(harness.registry, n.TRIMS.name, reason="other") == 1
+
+
+def test_dropped_messages_and_turns_are_histograms(harness: Harness) -> None:
+    registry = _fed(harness)
+    turns = n.DROPPED_TURNS.name
+    assert value(registry, f"{turns}_count") == 5
+    assert value(registry, f"{turns}_sum") == 5 + 2 + 1 + 3 + 1
+    assert value(registry, f"{turns}_bucket", trigger="reactive", le="4.0") == 1
+    assert value(registry, f"{turns}_bucket", trigger="reactive", le="2.0") == 0
+    assert value(registry, f"{n.DROPPED_MESSAGES.name}_sum", trigger="proactive") == 6
+
+
+def test_budget_and_window_are_gauges_per_route(harness: Harness) -> None:
+    registry = _fed(harness)
+    route = {"provider": PROVIDER, "model": MODEL}
+    assert value(registry, n.BUDGET_TOKENS.name, **route) == 6000
+    assert value(registry, n.WINDOW_TOKENS.name, **route) == 8000
+
+
+def test_budget_decisions_are_counted_by_rule(harness: Harness) -> None:
+    registry = _fed(harness)
+    assert value(registry, n.BUDGET_DECISIONS.name, rule="ratio", window_source="configured") == 5
+
+
+def test_utilisation_is_the_peak_of_each_call_not_a_sum(harness: Harness) -> None:
+    registry = _fed(harness)
+    name = n.UTILIZATION.name
+    # four dispatched calls and one refusal: one observation each
+    assert value(registry, f"{name}_count") == 5
+    # call 1 estimated 5200 but the provider reported 6400: the peak is 6400
+    peaks = [6400, 7900, 5000, 9000, 7990]
+    assert value(registry, f"{name}_sum") == pytest.approx(sum(peaks) / 8000)
+    assert value(registry, f"{name}_bucket", le="1.0") == 4  # the refused 9000 is above
+
+
+def test_capacity_refusals_are_counted(harness: Harness) -> None:
+    script = Script()
+    refused_turn(script)
+    harness.publish(script.events)
+    registry = harness.registry
+    assert value(registry, n.CAPACITY_REFUSALS.name, purpose="tool_loop") == 1
+    assert value(registry, n.CAPACITY_CHECKS.name, fits="false") == 1
+    assert value(registry, n.TURNS.name, outcome="error") == 1
+
+
+def test_overflows_are_counted_with_whether_recovery_worked(harness: Harness) -> None:
+    registry = _fed(harness)
+    overflows = n.OVERFLOWS.name
+    assert value(registry, overflows, error_type=OVERFLOW_CODE, recovered="true") == 1
+    assert value(registry, overflows, error_type=OVERFLOW_CODE, recovered="false") == 1
+    assert value(registry, n.RECOVERIES.name, outcome="retrying") == 1
+    assert value(registry, n.RECOVERIES.name, outcome="only_one_turn_left") == 1
+    verdicts = n.OVERFLOW_VERDICTS.name
+    assert value(registry, verdicts, reference_verdict="false", extended_verdict="true") == 1
+
+
+def test_an_overflow_whose_retry_is_refused_did_not_recover(harness: Harness) -> None:
+    script = Script()
+    script.turn()
+    script.overflow(script.call(7900, outcome="overflow"))
+    script.budget()
+    script.capacity(9000, fits=False)
+    script.end_turn("error", "ContextCapacityExceeded")
+    harness.publish(script.events)
+    assert value(harness.registry, n.OVERFLOWS.name, recovered="false") == 1
+    assert value(harness.registry, n.OVERFLOWS.name, recovered="true") == 0
+
+
+def test_an_overflow_still_pending_is_settled_when_the_turn_ends(harness: Harness) -> None:
+    script = Script()
+    unrecovered_turn(script)
+    events = [e for e in script.events if not isinstance(e, RecoveryAttempted)]
+    harness.publish(events)
+    assert value(harness.registry, n.OVERFLOWS.name, recovered="false") == 1
+
+
+def test_gen_ai_metrics_use_the_conventions_buckets(harness: Harness) -> None:
+    registry = _fed(harness)
+    usage = {float(s["le"]) for s in label_sets(registry, f"{n.GEN_AI_TOKEN_USAGE.name}_bucket")}
+    duration = {float(s["le"]) for s in label_sets(registry, f"{n.GEN_AI_DURATION.name}_bucket")}
+    assert usage == {4.0**k for k in range(14)} | {float("inf")}  # 1, 4, 16 ... 4**13
+    assert duration == {0.01 * 2**k for k in range(14)} | {float("inf")}  # 0.01 ... 81.92
+    tokens = f"{n.GEN_AI_TOKEN_USAGE.name}_sum"
+    assert value(registry, tokens, gen_ai_token_type="input") == 6400 + 5000
+    assert value(registry, tokens, gen_ai_token_type="output") == 100
+    errors = f"{n.GEN_AI_DURATION.name}_count"
+    assert value(registry, errors, error_type=OVERFLOW_CODE) == 2
+    assert value(registry, errors, error_type="") == 2
+    assert value(registry, errors, gen_ai_operation_name="chat", gen_ai_provider_name=PROVIDER) == 4
+
+
+def test_estimate_accuracy_is_reported_over_estimated(harness: Harness) -> None:
+    registry = _fed(harness)
+    name = n.ESTIMATE_ACCURACY.name
+    assert value(registry, f"{name}_count") == 2  # the two successful calls reported usage
+    assert value(registry, f"{name}_sum") == pytest.approx(6400 / 5200 + 1.0)
+
+
+def test_tools_are_counted(harness: Harness) -> None:
+    registry = _fed(harness)
+    assert value(registry, n.TOOL_CALLS.name, tool="read_file", outcome="ok") == 1
+    assert value(registry, n.TOOL_RESULTS_TRUNCATED.name, tool="read_file") == 1
+
+
+def test_exemplars_carry_the_trace_id_in_openmetrics_output(harness: Harness) -> None:
+    registry = _fed(harness)
+    trace_ids = {trace.format_trace_id(span.context.trace_id) for span in harness.spans}
+    families = {f.name: f for f in openmetrics_families(openmetrics_latest(registry).decode())}
+    for family in ("trimscope_history_trims", n.DROPPED_TURNS.name, n.UTILIZATION.name):
+        exemplars = [s.exemplar for s in families[family].samples if s.exemplar is not None]
+        assert exemplars, family
+        assert all(e.labels[n.EXEMPLAR_TRACE_ID] in trace_ids for e in exemplars)
+
+
+def test_the_seeding_trim_exemplar_points_at_its_own_trim_span(harness: Harness) -> None:
+    script = Script()
+    script.trim(TrimTrigger.PROACTIVE)
+    harness.publish(script.events)
+    (span,) = harness.spans_named(n.SPAN_TRIM)
+    text = openmetrics_latest(harness.registry).decode()
+    assert f'trace_id="{trace.format_trace_id(span.context.trace_id)}"' in text
+
+
+def test_no_exemplars_in_multiprocess_mode() -> None:
+    registry = CollectorRegistry()
+    observer = PrometheusObserver(registry, trace_ids=lambda e: "ab" * 16, multiprocess=True)
+    for event in scripted_session():
+        observer.on_event(event)
+    assert "trace_id" not in openmetrics_latest(registry).decode()
+
+
+def test_a_missing_model_is_labelled_unknown() -> None:
+    registry = CollectorRegistry()
+    observer = PrometheusObserver(registry)
+    script = Script(model="")
+    full_turn(script)
+    for event in script.events:
+        observer.on_event(event)
+    assert {s["model"] for s in label_sets(registry, n.BUDGET_TOKENS.name)} == {n.UNKNOWN}
+
+
+def test_every_metric_family_of_names_is_registered() -> None:
+    registry = CollectorRegistry()
+    PrometheusObserver(registry)
+    registered = {family.name for family in registry.collect()}
+    expected = {spec.name.removesuffix("_total") for spec in n.METRICS}
+    assert registered == expected
+
+
+def test_serve_metrics_binds_loopback_and_negotiates_openmetrics(harness: Harness) -> None:
+    registry = _fed(harness)
+    server = serve_metrics(registry, 0)
+    try:
+        assert server.server.server_address[0] == "127.0.0.1"
+        request = urllib.request.Request(
+            server.url, headers={"Accept": "application/openmetrics-text; version=1.0.0"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            body = response.read().decode()
+            assert response.headers["Content-Type"].startswith("application/openmetrics-text")
+        assert "trimscope_history_trims_total" in body
+        assert "# {trace_id=" in body
+    finally:
+        server.close()
+
+
+def test_write_metrics_writes_a_parseable_textfile(harness: Harness, tmp_path: Path) -> None:
+    registry = _fed(harness)
+    path = tmp_path / "out" / "metrics.prom"
+    write_metrics(registry, path)
+    with path.open() as stream:
+        names = {family.name for family in text_fd_to_metric_families(stream)}
+    assert "trimscope_history_trims" in names
+    assert not list(path.parent.glob("*.prom.*"))  # the temporary file was renamed away
+
+
+def test_events_without_a_turn_are_counted_too(harness: Harness) -> None:
+    script = Script()
+    trim = script.trim(TrimTrigger.PROACTIVE)
+    assert isinstance(trim, HistoryTrimmed)
+    assert trim.turn_id is None
+    harness.publish(script.events)
+    assert value(harness.registry, n.TRIMS.name) == 1

@@ -1,0 +1,158 @@
+"""``build_telemetry``: the observer set a composition root gets from its options."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client import CollectorRegistry
+from prometheus_client.parser import text_fd_to_metric_families
+
+from harness.events import EventBus
+from harness.telemetry import (
+    OtelObserver,
+    PrometheusObserver,
+    TelemetryOptions,
+    TranscriptWriter,
+    build_telemetry,
+    read_span_lines,
+    read_transcript,
+)
+from tests.telemetry.scripted import scripted_session
+
+
+def _run(options: TelemetryOptions) -> None:
+    telemetry = build_telemetry(options)
+    bus = EventBus(strict=True)
+    for observer in telemetry.observers:
+        bus.subscribe(observer)
+    for event in scripted_session():
+        bus.publish(event)
+    telemetry.shutdown()
+
+
+def test_nothing_asked_builds_nothing() -> None:
+    telemetry = build_telemetry(TelemetryOptions())
+    assert telemetry.observers == ()
+    telemetry.shutdown()
+
+
+def test_observers_come_otel_first_then_prometheus_then_transcript(tmp_path: Path) -> None:
+    telemetry = build_telemetry(
+        TelemetryOptions(
+            span_exporters=(InMemorySpanExporter(),),
+            registry=CollectorRegistry(),
+            transcript=tmp_path / "t.jsonl",
+        )
+    )
+    kinds = [type(o) for o in telemetry.observers]
+    assert kinds == [OtelObserver, PrometheusObserver, TranscriptWriter]
+    telemetry.shutdown()
+    telemetry.shutdown()  # idempotent
+
+
+def test_otel_jsonl_writes_one_json_object_per_finished_span(tmp_path: Path) -> None:
+    path = tmp_path / "spans.jsonl"
+    _run(TelemetryOptions(otel_jsonl=path))
+    records = read_span_lines(path)
+    names = [r["name"] for r in records]
+    assert names.count("invoke_agent coder") == 3
+    assert names.count("chat gpt-test") == 4
+    assert "trimscope.trim" in names
+    agent = next(r for r in records if r["name"] == "invoke_agent coder")
+    assert agent["resource"]["attributes"]["service.name"] == "trimscope"
+    assert len(path.read_text().splitlines()) == len(records)
+
+
+def test_spans_reach_disk_as_they_end(tmp_path: Path) -> None:
+    path = tmp_path / "spans.jsonl"
+    telemetry = build_telemetry(TelemetryOptions(otel_jsonl=path))
+    events = scripted_session()
+    telemetry.observers[0].on_event(events[0])  # the seeding trim: a span that ends at once
+    assert [r["name"] for r in read_span_lines(path)] == ["trimscope.trim"]
+    telemetry.shutdown()
+
+
+def test_metrics_out_transcript_and_server(tmp_path: Path) -> None:
+    metrics_out = tmp_path / "m" / "metrics.prom"
+    transcript = tmp_path / "t.jsonl"
+    telemetry = build_telemetry(
+        TelemetryOptions(metrics_out=metrics_out, serve_metrics_port=0, transcript=transcript)
+    )
+    assert telemetry.metrics_server is not None
+    url = telemetry.metrics_server.url
+    assert url.startswith("http://127.0.0.1:")
+    for event in scripted_session():
+        for observer in telemetry.observers:
+            observer.on_event(event)
+    with urllib.request.urlopen(url, timeout=5) as response:
+        assert b"trimscope_history_trims_total" in response.read()
+    telemetry.shutdown()
+    with metrics_out.open() as stream:
+        assert "trimscope_history_trims" in {f.name for f in text_fd_to_metric_families(stream)}
+    assert read_transcript(transcript) == scripted_session()
+    with pytest.raises(urllib.error.URLError):  # the server is stopped
+        urllib.request.urlopen(url, timeout=2)
+
+
+def test_service_name_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "trimscope-ci")
+    path = tmp_path / "spans.jsonl"
+    _run(TelemetryOptions(otel_jsonl=path))
+    assert read_span_lines(path)[0]["resource"]["attributes"]["service.name"] == "trimscope-ci"
+
+
+class _Collector(BaseHTTPRequestHandler):
+    received: ClassVar[list[tuple[str, str, int]]] = []
+
+    def do_POST(self) -> None:
+        length = int(self.headers["Content-Length"])
+        self.rfile.read(length)
+        self.received.append((self.path, self.headers["Content-Type"], length))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def collector() -> Iterator[tuple[str, list[tuple[str, str, int]]]]:
+    server = HTTPServer(("127.0.0.1", 0), _Collector)
+    _Collector.received = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", _Collector.received
+    server.shutdown()
+    server.server_close()
+
+
+def test_otlp_http_is_configured_by_the_standard_variables(
+    collector: tuple[str, list[tuple[str, str, int]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    endpoint, received = collector
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+    _run(TelemetryOptions(otlp=True))
+    assert received
+    assert {path for path, _, _ in received} == {"/v1/traces"}
+    assert all(kind == "application/x-protobuf" and size > 0 for _, kind, size in received)
+
+
+def test_span_records_are_the_sdks_json(tmp_path: Path) -> None:
+    path = tmp_path / "spans.jsonl"
+    _run(TelemetryOptions(otel_jsonl=path))
+    record = json.loads(path.read_text().splitlines()[0])
+    assert {"name", "context", "kind", "start_time", "end_time", "attributes", "events"} <= set(
+        record
+    )
