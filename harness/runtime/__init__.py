@@ -102,6 +102,7 @@ from harness.runtime.turns import (
     is_turn_boundary,
     segment_turns,
 )
+from harness.runtime.window import HistoryWindow, TrimStats
 
 __all__ = [
     "BREADCRUMB",
@@ -126,6 +127,7 @@ __all__ = [
     "ConversationMessage",
     "HarnessError",
     "HistoryPruning",
+    "HistoryWindow",
     "LegacyTrimResult",
     "ModelContextWindow",
     "OrphanSweep",
@@ -139,6 +141,7 @@ __all__ = [
     "ToolResults",
     "ToolSpec",
     "TrimResult",
+    "TrimStats",
     "TurnCountTrimResult",
     "TurnSegments",
     "WindowSource",

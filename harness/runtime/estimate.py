@@ -9,8 +9,9 @@ Everything else is priced by its bytes.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from harness.runtime.carriers import is_prompt_tool_carrier, is_tool_result_carrier, parse_carrier
 from harness.runtime.constants import (
@@ -36,6 +37,8 @@ def plain_message_tokens(content: str) -> int:
 
 def _normalize_ref(ref: str) -> str:
     # A CR or LF inside a ref is removed together with the whitespace after it.
+    if "\n" not in ref and "\r" not in ref:
+        return rust_trim(ref)
     out, i = [], 0
     while i < len(ref):
         ch = ref[i]
@@ -109,13 +112,76 @@ def _current_carrier_tokens(message: ChatMessage) -> int:
 
 def message_tokens(message: ChatMessage, *, current_carrier: bool) -> int:
     """Cost of one row; ``current_carrier`` says whether it sits in the current user turn."""
-    if is_tool_result_carrier(message):
+    role, content = message.role, message.content
+    # Fast path, the common case: a row that is neither a carrier nor image-bearing is
+    # priced by the plain formula. (A user row is a carrier only if, after leading
+    # whitespace, it starts with "["; it has images only if it contains "[IMAGE:".)
+    if role == "tool":
         if current_carrier:
             return _current_carrier_tokens(message)
-        return plain_message_tokens(message.content)
-    if message.role == "user":
-        return _user_row_tokens(message.content)
-    return plain_message_tokens(message.content)
+    elif role == "user" and (IMAGE_MARKER_PREFIX in content or is_prompt_tool_carrier(content)):
+        if is_prompt_tool_carrier(content):
+            if current_carrier:
+                return _current_carrier_tokens(message)
+        else:
+            return _user_row_tokens(content)
+    size = len(content) if content.isascii() else utf8_len(content)
+    return (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN + PER_MESSAGE_FRAMING_TOKENS
+
+
+_OLDER = attrgetter("_older_tokens")
+_CURRENT = attrgetter("_current_tokens")
+
+
+_CARRIER_LEADS = frozenset("[" + RUST_WHITESPACE)
+
+
+def _measure_older(rows: Sequence[ChatMessage]) -> list[int]:
+    """Price rows as older rows and remember it on each: one tight loop where rows that
+    can be neither carriers nor image-bearing user rows (most rows) are priced inline."""
+    costs: list[int] = []
+    remember = object.__setattr__
+    for row in rows:
+        role, content = row.role, row.content
+        if role == "user" and (content[:1] in _CARRIER_LEADS or IMAGE_MARKER_PREFIX in content):
+            cost = message_tokens(row, current_carrier=False)
+        else:
+            size = len(content) if content.isascii() else utf8_len(content)
+            cost = (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN + PER_MESSAGE_FRAMING_TOKENS
+        remember(row, "_older_tokens", cost)
+        costs.append(cost)
+    return costs
+
+
+def _measure_current(rows: Sequence[ChatMessage]) -> list[int]:
+    """Price rows of the current turn (carriers by their declared attachments)."""
+    costs = _measure_older(rows)
+    for index, row in enumerate(rows):
+        if is_tool_result_carrier(row):
+            costs[index] = message_tokens(row, current_carrier=True)
+        object.__setattr__(row, "_current_tokens", costs[index])
+    return costs
+
+
+def _costs(
+    rows: Sequence[ChatMessage],
+    remembered: attrgetter[int],
+    measure: Callable[[Sequence[ChatMessage]], list[int]],
+) -> list[int]:
+    try:
+        return list(map(remembered, rows))  # every row measured before: C speed
+    except AttributeError:
+        return measure(rows)
+
+
+def row_costs(rows: Sequence[ChatMessage], anchor: int | None) -> list[int]:
+    """``message_tokens`` of every row: carriers at or after ``anchor`` are current (all of
+    them when ``anchor`` is None). Each row is measured once and remembers its costs (see
+    ``ChatMessage``); a carrier's current-turn cost is measured only when it is needed."""
+    split = 0 if anchor is None else anchor
+    return _costs(rows[:split], _OLDER, _measure_older) + _costs(
+        rows[split:], _CURRENT, _measure_current
+    )
 
 
 def current_turn_start(history: Sequence[ChatMessage]) -> int:
@@ -129,10 +195,7 @@ def current_turn_start(history: Sequence[ChatMessage]) -> int:
 
 
 def estimate_history_tokens(history: Sequence[ChatMessage]) -> int:
-    start = current_turn_start(history)
-    return sum(
-        message_tokens(row, current_carrier=index >= start) for index, row in enumerate(history)
-    )
+    return sum(row_costs(history, current_turn_start(history)))
 
 
 def estimate_system_floor_tokens(history: Sequence[ChatMessage]) -> int:

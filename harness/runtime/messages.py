@@ -21,10 +21,18 @@ AttachmentKind: TypeAlias = Literal["image", "audio", "video", "document"]
 ATTACHMENT_KINDS: tuple[AttachmentKind, ...] = ("image", "audio", "video", "document")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ChatMessage:
-    """One provider-facing row: ``system``, ``user``, ``assistant`` or ``tool``."""
+    """One provider-facing row: ``system``, ``user``, ``assistant`` or ``tool``.
 
+    Besides its two fields a row has hidden slots (not fields: equality, hashing and
+    ``repr`` ignore them) where ``harness.runtime.estimate`` remembers what it measured:
+    the row's token cost as an older and as a current-turn row, and whether it opens a
+    turn. A row is immutable, so these never go stale; rows persist across turns and are
+    re-estimated at every trim, and measuring them again each time would dominate.
+    """
+
+    __slots__ = ("_current_tokens", "_older_tokens", "_opens_turn", "content", "role")
     role: Role
     content: str
 

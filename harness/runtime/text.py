@@ -18,8 +18,9 @@ def rust_trim_start(text: str) -> str:
 
 
 def utf8_len(text: str) -> int:
-    """Length in UTF-8 bytes (Rust's `str::len`)."""
-    return len(text.encode("utf-8", "surrogatepass"))
+    """Length in UTF-8 bytes (Rust's `str::len`). ``isascii`` is a flag check in CPython,
+    so ASCII text (most code, logs and prose) is measured without encoding it."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def div_ceil(numerator: int, denominator: int) -> int:

@@ -8,15 +8,17 @@ event: the caller does that once, in one place, when ``trimmed`` is true.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Generic, TypeVar
 
 from harness.runtime.carriers import is_prompt_tool_carrier
-from harness.runtime.estimate import message_tokens
+from harness.runtime.estimate import row_costs
 from harness.runtime.messages import ChatMessage, ConversationMessage
 from harness.runtime.turns import (
+    boundary_indices,
     count_turns,
     crumb_offset,
     is_conversation_system,
@@ -61,11 +63,7 @@ def _last_plain_user_row(history: Sequence[ChatMessage]) -> int | None:
 
 
 def _row_costs(rows: Sequence[ChatMessage], *, all_current: bool = False) -> list[int]:
-    anchor = None if all_current else _last_plain_user_row(rows)
-    return [
-        message_tokens(row, current_carrier=anchor is None or index >= anchor)
-        for index, row in enumerate(rows)
-    ]
+    return row_costs(rows, None if all_current else _last_plain_user_row(rows))
 
 
 class _ProbeCosts:
@@ -86,10 +84,10 @@ class _ProbeCosts:
         costs = _row_costs(rows)
         self.total = sum(costs)
         self._prefix_cost = sum(costs[:body_start])
-        self._suffix = _suffix_sums(costs[body_start:])
+        self._suffix = _SuffixSums(costs[body_start:])
         anchor = _last_plain_user_row(rows)
         self._anchor = anchor - body_start if anchor is not None and anchor >= body_start else -1
-        self._past_anchor: tuple[int, list[int]] | None = None
+        self._past_anchor: tuple[int, _SuffixSums] | None = None
 
     def cost(self, start: int) -> int:
         if start <= self._anchor or self._anchor < 0:
@@ -99,15 +97,33 @@ class _ProbeCosts:
             body = self._rows[self._body_start :]
             self._past_anchor = (
                 sum(_row_costs(prefix)),
-                _suffix_sums(_row_costs(body, all_current=True)),
+                _SuffixSums(_row_costs(body, all_current=True)),
             )
         prefix_cost, suffix = self._past_anchor
         return prefix_cost + suffix[start]
 
+    def first_fitting(self, candidates: list[int], budget: int) -> int:
+        """The first candidate start whose probe fits (the reference's loop stops there),
+        else the last one. Within each side of the anchor, probe costs only fall as the
+        start moves on, so each side is a binary search; the first side is searched first
+        because the reference would stop there."""
+        split = bisect_right(candidates, self._anchor) if self._anchor >= 0 else len(candidates)
+        for side in (candidates[:split], candidates[split:]):
+            found = bisect_left(side, True, key=lambda start: self.cost(start) <= budget)
+            if found < len(side):
+                return side[found]
+        return candidates[-1]
 
-def _suffix_sums(costs: list[int]) -> list[int]:
-    """``out[i] = sum(costs[i:])``, with ``out[len(costs)] = 0``."""
-    return [*reversed(list(accumulate(reversed(costs), initial=0)))]
+
+class _SuffixSums:
+    """``self[i] == sum(costs[i:])`` from one C-level running sum."""
+
+    def __init__(self, costs: list[int]) -> None:
+        self._running = list(accumulate(costs, initial=0))
+        self._total = self._running[-1]
+
+    def __getitem__(self, start: int) -> int:
+        return self._total - self._running[start]
 
 
 def trim_to_recent_turns(
@@ -120,17 +136,13 @@ def trim_to_recent_turns(
     """
     rows = list(history)
     body_start = leading_system_count(rows) + crumb_offset(rows, crumb_present)
-    boundaries = [i - body_start for i in range(body_start, len(rows)) if is_turn_boundary(rows[i])]
+    boundaries = boundary_indices(rows[body_start:])
     probes = _ProbeCosts(rows, body_start)
     untouched = TrimResult(rows, 0, 0, len(boundaries), probes.total, probes.total, False)
     if budget_tokens == 0 or probes.total <= budget_tokens or len(boundaries) <= 1:
         return untouched
-    start = boundaries[-1]
-    for candidate in boundaries[1:]:
-        if probes.cost(candidate) <= budget_tokens:
-            start = candidate
-            break
-    dropped_turns = sum(1 for b in boundaries if b < start)
+    start = probes.first_fitting(boundaries[1:], budget_tokens)
+    dropped_turns = bisect_left(boundaries, start)
     return TrimResult(
         history=rows[:body_start] + rows[body_start + start :],
         dropped_messages=start,

@@ -1,0 +1,1 @@
+"""Trimming benchmark: ``python -m bench`` (or ``make bench``); see bench/README.md."""
