@@ -1,3 +1,100 @@
-"""Fake LLM providers that speak the real wire formats (never imports ``harness``)."""
+"""Fake LLM providers that speak the real wire formats (never imports ``harness``).
 
-__all__: list[str] = []
+Build a fake, then reach it in process, through respx, or over a real socket::
+
+    fake = FakeProvider("openai", "gpt-test", context_window=1000)
+    async with asgi_client(fake) as client: ...
+    with FakeServer(fake) as server: httpx.post(server.base_url + "/v1/chat/completions", ...)
+
+``fake.log`` records every request, the tokens counted and the answer.
+"""
+
+from fakes.answer import StreamDropped
+from fakes.app import build_app
+from fakes.catalogue import (
+    LOOK_ALIKES,
+    OVERFLOWS,
+    LookAlike,
+    OverflowEntry,
+    look_alike,
+    overflow_entries,
+    overflow_entry,
+)
+from fakes.counters import (
+    COUNTER_NAMES,
+    CounterName,
+    HeuristicCounter,
+    ProviderCounter,
+    TokenCount,
+    TokenCounter,
+    get_counter,
+)
+from fakes.engine import FakeModel, FakeProvider
+from fakes.log import Exchange, RequestLog
+from fakes.mounts import (
+    FakeServer,
+    FakeTransport,
+    asgi_client,
+    asgi_transport,
+    mount_respx,
+    serve_forever,
+)
+from fakes.profiles import PROFILES, PROVIDER_NAMES, Endpoint, ProviderProfile, profile
+from fakes.rows import CanonicalRequest, Row, ToolSchema
+from fakes.script import (
+    FakeBehaviour,
+    FakeScript,
+    Fault,
+    ScriptedReply,
+    ScriptedToolCall,
+    UsageReport,
+    call_tools,
+    fail,
+    say,
+)
+
+__all__ = [
+    "COUNTER_NAMES",
+    "LOOK_ALIKES",
+    "OVERFLOWS",
+    "PROFILES",
+    "PROVIDER_NAMES",
+    "CanonicalRequest",
+    "CounterName",
+    "Endpoint",
+    "Exchange",
+    "FakeBehaviour",
+    "FakeModel",
+    "FakeProvider",
+    "FakeScript",
+    "FakeServer",
+    "FakeTransport",
+    "Fault",
+    "HeuristicCounter",
+    "LookAlike",
+    "OverflowEntry",
+    "ProviderCounter",
+    "ProviderProfile",
+    "RequestLog",
+    "Row",
+    "ScriptedReply",
+    "ScriptedToolCall",
+    "StreamDropped",
+    "TokenCount",
+    "TokenCounter",
+    "ToolSchema",
+    "UsageReport",
+    "asgi_client",
+    "asgi_transport",
+    "build_app",
+    "call_tools",
+    "fail",
+    "get_counter",
+    "look_alike",
+    "mount_respx",
+    "overflow_entries",
+    "overflow_entry",
+    "profile",
+    "say",
+    "serve_forever",
+]

@@ -8,11 +8,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from harness.agent.announce import Announcer
-from harness.agent.config import LoopConfig
+from harness.agent.config import Classifier, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import IdFactory, ToolLoop, TurnState
 from harness.events import EventBus
-from harness.providers import ProviderError
+from harness.providers import ContextWindowExceeded, ProviderError
 from harness.runtime import (
     ChatMessage,
     append_sender_turn,
@@ -58,6 +58,13 @@ class ChannelOrchestrator:
         cap = self._config.profile.max_history_messages
         self.caches[sender] = append_sender_turn(self.caches[sender], row, cap)
 
+    def _is_overflow(self, error: ProviderError) -> bool:
+        """The reference channel's own hint list (it lacks the llama.cpp and Z.AI phrases)
+        under the ``reference`` classifier; the extended verdict otherwise."""
+        if self._config.classifier is Classifier.REFERENCE:
+            return is_channel_context_window_overflow(str(error))
+        return isinstance(error, ContextWindowExceeded) and error.extended_verdict
+
     async def handle(self, sender: str, text: str) -> str | None:
         self._cache(sender)
         self._push(sender, ChatMessage("user", text))
@@ -69,7 +76,7 @@ class ChannelOrchestrator:
                 state, requested_model=None, switched=None
             )
         except ProviderError as error:
-            if not is_channel_context_window_overflow(str(error)):
+            if not self._is_overflow(error):
                 raise
             self.caches[sender] = compact_sender_history(self.caches[sender])
             return RESEND_NOTICE

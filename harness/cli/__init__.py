@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import typer
 
-from harness.cli import demo
+from harness.cli import dashboards, fake, run
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 
 
 @app.callback()
 def _root() -> None:
-    """Keep ``trimscope`` a command group even while it has a single command."""
+    """trimscope: observability and testing for conversation-history trimming."""
 
 
-demo.register(app)
+run.register(app)
+fake.register(app)
+dashboards.register(app)
 
 
 def main() -> None:

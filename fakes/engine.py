@@ -1,0 +1,378 @@
+"""The decision core of a fake: from a request's bytes to the answer a provider would give.
+
+Order, per generation request: the script's step for this call is taken; the body is
+parsed and decoded (tool pairing checked); a scripted ``server_error`` / ``rate_limit``
+/ ``look_alike`` answers first (infrastructure errors precede validation); then an
+invalid request or an unknown model is rejected; then the request is counted and, over
+the window (or when the step forces it), gets the provider's overflow answer; otherwise
+a reply is planned from the step and rendered, and ``malformed_json`` /
+``drop_mid_stream`` / ``hang`` shape how it is delivered.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from fakes.answer import Answer
+from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
+from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
+from fakes.faults import fault_answer, shape
+from fakes.log import Outcome, RequestLog
+from fakes.profiles import ProviderProfile, profile
+from fakes.rows import CanonicalRequest, compact_json
+from fakes.script import FakeBehaviour, FakeScript, Fault
+from fakes.templates import render
+from fakes.wire import wire_for
+from fakes.wire.base import (
+    PlannedToolCall,
+    ReplyPlan,
+    RequestContext,
+    StopReason,
+    Usage,
+    WireError,
+    WireFormat,
+)
+from fakes.wire.common import Invalid
+
+DEFAULT_MAX_OUTPUT_TOKENS = 8192
+_BAD_JSON = (
+    "We could not parse the JSON body of your request. The API expects a JSON payload, but "
+    "what was sent was not valid JSON."
+)
+STREAMING_WIRES: frozenset[WireName] = frozenset(
+    {"openai_chat", "openai_responses", "anthropic", "ollama"}
+)
+_NAMESPACE = uuid.UUID("6f2b7d43-3c5e-4a8e-9d7c-2a1f5b0c9e11")
+
+
+@dataclass(frozen=True, slots=True)
+class FakeModel:
+    """A fake model. ``advertised_window`` is what discovery reports as the model's
+    maximum where a provider lists two numbers (OpenRouter ``context_length``, Ollama
+    ``model_info``); the enforced window is ``context_window``."""
+
+    name: str
+    context_window: int
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+    advertised_window: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.context_window <= 0:
+            raise ValueError("context_window must be positive")
+
+    @property
+    def listed_window(self) -> int:
+        return self.advertised_window or self.context_window
+
+
+@dataclass(frozen=True, slots=True)
+class _Decoded:
+    request: CanonicalRequest | None
+    rejection: Answer | None
+
+
+class FakeProvider:
+    """One fake provider instance: profile, model, counter, overflow variant, script, log.
+
+    Thread-safe: calls are numbered under a lock; the log has its own.
+    """
+
+    def __init__(
+        self,
+        provider: str | ProviderProfile,
+        model: str | FakeModel = "fake-model",
+        *,
+        context_window: int | None = None,
+        counter: CounterName | str = "heuristic",
+        script: FakeScript | None = None,
+        variant: str = "default",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.profile = profile(provider) if isinstance(provider, str) else provider
+        if isinstance(model, str):
+            model = FakeModel(model, context_window or self.profile.default_window)
+        elif context_window is not None:
+            model = replace(model, context_window=context_window)
+        self.model: FakeModel = model
+        self.counter: TokenCounter = get_counter(counter)
+        self.script = script or FakeScript()
+        self.variant = variant
+        self.clock = clock
+        self.log = RequestLog()
+        self._lock = threading.Lock()
+        self._calls = 0
+        self._check_variant(variant)
+
+    def _check_variant(self, variant: str) -> None:
+        variants = {e.variant for e in overflow_entries(self.profile.name)}
+        if variant not in variants:
+            known = ", ".join(sorted(variants))
+            raise ValueError(f"{self.profile.name} has no overflow variant {variant!r}: {known}")
+
+    def reset(self, *, script: FakeScript | None = None, variant: str | None = None) -> None:
+        """Start over: call numbering from 0, an empty log, optionally a new script or
+        overflow variant (so one running server can serve many tests)."""
+        with self._lock:
+            if variant is not None:
+                self._check_variant(variant)
+                self.variant = variant
+            if script is not None:
+                self.script = script
+            self._calls = 0
+            self.log.clear()
+
+    def take_call(self) -> tuple[int, FakeBehaviour]:
+        with self._lock:
+            index = self._calls
+            self._calls += 1
+        return index, self.script.behaviour_for(index)
+
+    def ids(self, index: int) -> tuple[str, str]:
+        """``(uuid, request_id)`` for call ``index``: deterministic per model and call."""
+        value = uuid.uuid5(_NAMESPACE, f"{self.profile.name}/{self.model.name}/{index}")
+        return str(value), f"req_011C{value.hex[:22]}"
+
+    def window_for(self, request: CanonicalRequest | None) -> int:
+        num_ctx = request.options.get("num_ctx") if request else None
+        return num_ctx if isinstance(num_ctx, int) else self.model.context_window
+
+    def count(self, request: CanonicalRequest) -> TokenCount:
+        return count_request(self.counter, request)
+
+    def wire(self, name: WireName) -> WireFormat:
+        return wire_for(name, self.profile.flavor)
+
+    # -- decoding ---------------------------------------------------------------------
+
+    def decode(self, wire: WireFormat, raw: bytes, ctx: RequestContext) -> _Decoded:
+        try:
+            body: Any = json.loads(raw)
+            request = wire.decode(body, ctx)
+        except WireError as error:
+            return _Decoded(None, self._rejected(error))
+        except (Invalid, ValueError) as error:
+            message = _BAD_JSON if isinstance(error, json.JSONDecodeError) else str(error)
+            status_body = wire.error(400, "invalid_request", message)
+            headers = wire.error_headers("invalid_request")
+            return _Decoded(
+                None, Answer(400, status_body, headers, outcome="rejected", detail=message)
+            )
+        if self.profile.checks_model and request.model != self.model.name:
+            return _Decoded(None, self._rejected(wire.unknown_model(request.model)))
+        return _Decoded(request, None)
+
+    def _rejected(self, error: WireError) -> Answer:
+        return Answer(
+            error.status, error.body, error.headers, outcome="rejected", detail=error.detail
+        )
+
+    # -- the answer -------------------------------------------------------------------
+
+    def answer(
+        self,
+        wire: WireFormat,
+        raw: bytes,
+        ctx: RequestContext,
+        index: int,
+        behaviour: FakeBehaviour,
+    ) -> Answer:
+        decoded = self.decode(wire, raw, ctx)
+        request = decoded.request
+        tokens = self.count(request) if request else None
+        answer = self._decide(wire, decoded, tokens, index, behaviour)
+        rows = request.rows if request else ()
+        return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
+
+    def _decide(
+        self,
+        wire: WireFormat,
+        decoded: _Decoded,
+        tokens: TokenCount | None,
+        index: int,
+        behaviour: FakeBehaviour,
+    ) -> Answer:
+        request, fault = decoded.request, behaviour.fault
+        if fault and fault.kind in ("server_error", "rate_limit", "look_alike"):
+            return self._fault(wire, fault, index, request, tokens)
+        if request is None or tokens is None:
+            assert decoded.rejection is not None
+            return decoded.rejection
+        entry = self.judge(wire, request, tokens, forced=bool(fault and fault.kind == "overflow"))
+        plan = self.plan(wire, request, tokens, entry, behaviour, index)
+        if entry is not None and entry.delivery == "error":
+            return self._overflow(wire, request, tokens, entry, plan, index)
+        answer = self._reply(wire, request, plan)
+        outcome: dict[str, Outcome] = {
+            "truncate": "truncated",
+            "silent": "silent_overflow",
+            "stop": "overflow",
+        }
+        answer = replace(
+            answer,
+            outcome=outcome.get(entry.delivery, "reply") if entry else "reply",
+            variant=entry.variant if entry else None,
+        )
+        return shape(answer, fault) if fault else answer
+
+    def judge(
+        self, wire: WireFormat, request: CanonicalRequest, tokens: TokenCount, *, forced: bool
+    ) -> OverflowEntry | None:
+        """The overflow entry this request triggers, or ``None`` when it fits."""
+        window = self.window_for(request)
+        completion = request.max_output_tokens or 0
+        entry = self.entry(wire.name, self.variant)
+        if forced or exceeds(entry, tokens.total, completion, window):
+            return entry
+        if self.profile.output_variant and tokens.total + completion > window:
+            stop = request.options.get("context_window_stop") is True
+            return self.entry(
+                wire.name, "context_window_stop" if stop else self.profile.output_variant
+            )
+        return None
+
+    def entry(self, wire: WireName, variant: str) -> OverflowEntry:
+        try:
+            return overflow_entry(self.profile.name, wire, variant)
+        except KeyError:
+            return overflow_entry(self.profile.name, wire, "default")
+
+    def numbers(
+        self,
+        request: CanonicalRequest | None,
+        tokens: TokenCount | None,
+        entry: OverflowEntry | None,
+        index: int,
+        retry_after: int = 1,
+    ) -> dict[str, object]:
+        window = self.window_for(request)
+        total = tokens.total if tokens else 0
+        completion = (request.max_output_tokens or 0) if request else 0
+        trigger = total + completion if entry and entry.trigger == "input_plus_output" else total
+        uid, request_id = self.ids(index)
+        return {
+            "window": window,
+            "input": total,
+            "messages": tokens.messages if tokens else 0,
+            "tools": tokens.tools if tokens else 0,
+            "completion": completion,
+            "requested": total + completion,
+            "excess": max(0, trigger - window),
+            "model": request.model if request and request.model else self.model.name,
+            "request_id": request_id,
+            "uuid": uid,
+            "retry_after": retry_after,
+        }
+
+    def _fault(
+        self,
+        wire: WireFormat,
+        fault: Fault,
+        index: int,
+        request: CanonicalRequest | None,
+        tokens: TokenCount | None,
+    ) -> Answer:
+        return fault_answer(
+            wire, fault, self.numbers(request, tokens, None, index, fault.retry_after)
+        )
+
+    def _overflow(
+        self,
+        wire: WireFormat,
+        request: CanonicalRequest,
+        tokens: TokenCount,
+        entry: OverflowEntry,
+        plan: ReplyPlan,
+        index: int,
+    ) -> Answer:
+        numbers = self.numbers(request, tokens, entry, index)
+        headers = {k: v.format_map(numbers) for k, v in entry.headers.items()}
+        window = self.window_for(request)
+        if request.stream and entry.stream_event is not None:
+            events = wire.stream_error(plan, render(entry.stream_event, numbers))
+            answer = Answer(200, None, headers, events, wire.stream_media)
+        else:
+            answer = Answer(entry.status, render(entry.body, numbers), headers)
+        return replace(
+            answer, tokens=tokens, window=window, outcome="overflow", variant=entry.variant
+        )
+
+    def plan(
+        self,
+        wire: WireFormat,
+        request: CanonicalRequest,
+        tokens: TokenCount,
+        entry: OverflowEntry | None,
+        behaviour: FakeBehaviour,
+        index: int,
+    ) -> ReplyPlan:
+        reply = behaviour.reply
+        calls = planned_calls(wire, behaviour, index)
+        window = self.window_for(request)
+        truncated = entry is not None and entry.delivery == "truncate"
+        usage = self._usage(
+            behaviour, min(tokens.total, window) if truncated else tokens.total, calls
+        )
+        stop: StopReason = "tool_calls" if calls else "stop"
+        if entry and entry.delivery == "stop":
+            stop = "context_window"
+            usage = replace(usage, output_tokens=max(0, window - tokens.total))
+        return ReplyPlan(
+            index=index,
+            model=request.model or self.model.name,
+            text=reply.text,
+            tool_calls=calls,
+            usage=usage,
+            stop=stop,
+            created=int(self.clock()),
+            response_id=f"{wire.response_id_prefix}fake{self.ids(index)[0].replace('-', '')[:24]}",
+            include_stream_usage=request.options.get("include_usage") is True
+            or wire.name != "openai_chat",
+        )
+
+    def _usage(
+        self, behaviour: FakeBehaviour, actual: int, calls: tuple[PlannedToolCall, ...]
+    ) -> Usage:
+        """Reported usage: the script's override, or the count scaled by its factor."""
+        report = behaviour.usage
+        output = report.output_tokens
+        if output is None:
+            spoken = (behaviour.reply.text or "") + "".join(
+                c.name + c.arguments_json for c in calls
+            )
+            output = max(1, self.counter.count_text(spoken))
+        reported = report.input_tokens
+        if reported is None:
+            reported = round(actual * report.input_factor)
+        return Usage(reported, output, report.cached_tokens, report.cache_creation_tokens)
+
+    def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:
+        if request.stream and wire.name in STREAMING_WIRES:
+            return Answer(200, events=wire.stream(plan), media=wire.stream_media)
+        return Answer(200, wire.reply(plan))
+
+
+def exceeds(entry: OverflowEntry, total: int, completion: int, window: int) -> bool:
+    if entry.trigger == "input_plus_output":
+        return total + completion > window
+    return total > window
+
+
+def planned_calls(
+    wire: WireFormat, behaviour: FakeBehaviour, index: int
+) -> tuple[PlannedToolCall, ...]:
+    """The step's tool calls with ids (generated in the wire's style when absent)."""
+    return tuple(
+        PlannedToolCall(
+            call.id or f"{wire.tool_id_prefix}fake{index:04d}x{n}",
+            call.name,
+            call.arguments,
+            compact_json(dict(call.arguments)),
+        )
+        for n, call in enumerate(behaviour.reply.tool_calls)
+    )

@@ -1,0 +1,339 @@
+"""OpenAI Chat Completions (``POST /v1/chat/completions``) and its compatible family.
+
+Decoding (wire → canonical rows, reference-runtime.md §1.1):
+
+- ``system`` / ``developer`` → a ``system`` row; ``user`` → a ``user`` row whose text
+  parts are kept verbatim and whose ``image_url`` parts become ``[IMAGE:<url>]`` markers,
+  concatenated in order;
+- ``assistant`` with ``tool_calls`` → the native tool-call row
+  ``{"content": text|null, "tool_calls": [{"id","name","arguments"}]}`` (plus
+  ``reasoning_content`` / ``extra_content`` when the wire carries them); without →
+  an ``assistant`` row with its text;
+- ``tool`` → ``{"tool_call_id","content","attachments":[]}`` (image parts of a tool
+  message become ``image`` attachments).
+
+Tool pairing is enforced as OpenAI does, with its real messages (typo included).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fakes.catalogue import WireName
+from fakes.rows import (
+    Attachment,
+    CanonicalRequest,
+    JSONValue,
+    Row,
+    ToolSchema,
+    WireToolCall,
+    tool_call_row,
+    tool_result_row,
+)
+from fakes.wire.base import (
+    ErrorKind,
+    ReplyPlan,
+    RequestContext,
+    StreamEvent,
+    StreamMedia,
+    Usage,
+    WireError,
+)
+from fakes.wire.common import (
+    Invalid,
+    arguments_text,
+    arr,
+    join_user_parts,
+    obj,
+    objects,
+    optional_int,
+    required,
+    schema,
+    string,
+)
+
+ORPHAN_TOOL = (
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+    "message with 'tool_calls'."
+)
+UNANSWERED_CALLS = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+_ERROR_TYPES: dict[ErrorKind, str] = {
+    "invalid_request": "invalid_request_error",
+    "not_found": "invalid_request_error",
+    "rate_limit": "requests",
+    "server_error": "server_error",
+    "overloaded": "server_error",
+}
+_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length"}
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+def openai_error_body(message: str, kind: str, param: str | None, code: str | None) -> JSONValue:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def _pairing_error(message: str, index: int, field: str = "role") -> WireError:
+    body = openai_error_body(message, "invalid_request_error", f"messages.[{index}].{field}", None)
+    return WireError(400, body, detail="tool pairing")
+
+
+def check_pairing(messages: list[Any]) -> None:
+    """Every ``tool`` message answers a call of the assistant message just before its
+    run of tool messages, and every call is answered before the next other message."""
+    scope: set[str] = set()
+    pending: dict[str, None] = {}
+    opened_at = -1
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if not scope:
+                raise _pairing_error(ORPHAN_TOOL, index)
+            if call_id not in scope:
+                text = (
+                    f"Invalid parameter: 'tool_call_id' of '{call_id}' not found in "
+                    "'tool_calls' of previous message."
+                )
+                raise _pairing_error(text, index, "tool_call_id")
+            pending.pop(call_id, None)
+            continue
+        if pending:
+            raise _pairing_error(UNANSWERED_CALLS.format(ids=", ".join(pending)), opened_at)
+        calls = message.get("tool_calls") if role == "assistant" else None
+        ids = [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+        scope = {i for i in ids if isinstance(i, str)}
+        pending = dict.fromkeys(i for i in ids if isinstance(i, str))
+        opened_at = index
+    if pending:
+        raise _pairing_error(UNANSWERED_CALLS.format(ids=", ".join(pending)), opened_at)
+
+
+def _parts(content: Any, where: str) -> list[tuple[str, str]]:
+    """Content as ``(kind, value)`` pairs: ``("text", ...)`` or ``("image", url)``."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [("text", content)]
+    out: list[tuple[str, str]] = []
+    for n, part in enumerate(objects(content, where)):
+        if part.get("type") in ("text", "input_text", "output_text"):
+            out.append(("text", string(part.get("text"), f"{where}[{n}].text")))
+        elif part.get("type") == "image_url":
+            image = part.get("image_url")
+            url = image.get("url") if isinstance(image, dict) else image
+            out.append(("image", string(url, f"{where}[{n}].image_url.url")))
+    return out
+
+
+def content_text(content: Any, where: str) -> str:
+    return "".join(value for kind, value in _parts(content, where) if kind == "text")
+
+
+def _tool_calls(calls: list[Any], where: str) -> list[WireToolCall]:
+    out = []
+    for n, call in enumerate(objects(calls, where)):
+        function = obj(call.get("function"), f"{where}[{n}].function")
+        out.append(
+            WireToolCall(
+                string(call.get("id"), f"{where}[{n}].id"),
+                string(function.get("name"), f"{where}[{n}].function.name"),
+                arguments_text(function.get("arguments", "")),
+                call.get("extra_content"),
+            )
+        )
+    return out
+
+
+def message_row(message: dict[str, Any], where: str) -> Row:
+    role = message.get("role")
+    content = message.get("content")
+    if role in ("system", "developer"):
+        return Row("system", content_text(content, f"{where}.content"))
+    if role == "user":
+        return Row("user", join_user_parts(_parts(content, f"{where}.content")))
+    if role == "assistant":
+        calls = message.get("tool_calls")
+        if calls:
+            wire_calls = _tool_calls(arr(calls, f"{where}.tool_calls"), f"{where}.tool_calls")
+            text = content_text(content, f"{where}.content") if content is not None else None
+            reasoning = message.get("reasoning_content")
+            return tool_call_row(
+                text, wire_calls, reasoning if isinstance(reasoning, str) else None
+            )
+        return Row("assistant", content_text(content, f"{where}.content"))
+    if role == "tool":
+        parts = _parts(content, f"{where}.content")
+        text = "".join(v for k, v in parts if k == "text")
+        images = [Attachment("image", v) for k, v in parts if k == "image"]
+        call_id = string(message.get("tool_call_id"), f"{where}.tool_call_id")
+        return tool_result_row(call_id, text, images)
+    raise Invalid(
+        f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', "
+        "'user', 'tool', and 'developer'."
+    )
+
+
+def tool_schemas(tools: Any) -> tuple[ToolSchema, ...]:
+    out = []
+    for n, tool in enumerate(objects(tools, "tools")):
+        fn = obj(tool.get("function"), f"tools[{n}].function")
+        out.append(
+            schema(fn.get("name"), fn.get("description"), fn.get("parameters"), f"tools[{n}]")
+        )
+    return tuple(out)
+
+
+def openai_usage(usage: Usage) -> JSONValue:
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "prompt_tokens_details": {"cached_tokens": usage.cached_tokens, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def text_pieces(text: str) -> list[str]:
+    return _WORDS.findall(text)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIChat:
+    """Chat Completions; ``flavor`` adds a server's extras (``llamacpp``: ``timings``)."""
+
+    flavor: str = "openai"
+    name: WireName = "openai_chat"
+    tool_id_prefix: str = "call_"
+    stream_media: StreamMedia = "sse"
+    response_id_prefix: str = "chatcmpl-"
+
+    def decode(self, body: Any, ctx: RequestContext) -> CanonicalRequest:
+        body = obj(body, "body")
+        model = ctx.path_model or string(required(body, "model"), "model")
+        messages = arr(required(body, "messages"), "messages")
+        if not messages:
+            raise Invalid("[] is too short - 'messages'")
+        checked = [obj(m, f"messages[{n}]") for n, m in enumerate(messages)]
+        if ctx.enforce_pairing:
+            check_pairing(checked)
+        rows = tuple(message_row(m, f"messages[{n}]") for n, m in enumerate(checked))
+        options = body.get("stream_options")
+        include = isinstance(options, dict) and options.get("include_usage") is True
+        return CanonicalRequest(
+            model=model,
+            rows=rows,
+            tools=tool_schemas(body.get("tools")),
+            max_output_tokens=optional_int(body, "max_completion_tokens", "max_tokens"),
+            stream=body.get("stream") is True,
+            options={"include_usage": include},
+        )
+
+    def _message(self, plan: ReplyPlan) -> JSONValue:
+        message: dict[str, JSONValue] = {"role": "assistant", "content": plan.text, "refusal": None}
+        if plan.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments_json},
+                }
+                for c in plan.tool_calls
+            ]
+        return message
+
+    def _extras(self, plan: ReplyPlan) -> dict[str, JSONValue]:
+        if self.flavor != "llamacpp":
+            return {"system_fingerprint": "fp_fake"}
+        return {
+            "timings": {
+                "prompt_n": plan.usage.input_tokens,
+                "prompt_ms": 1.0,
+                "predicted_n": plan.usage.output_tokens,
+                "predicted_ms": 1.0,
+            }
+        }
+
+    def reply(self, plan: ReplyPlan) -> JSONValue:
+        return {
+            "id": plan.response_id,
+            "object": "chat.completion",
+            "created": plan.created,
+            "model": plan.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": self._message(plan),
+                    "logprobs": None,
+                    "finish_reason": _FINISH.get(plan.stop, "length"),
+                }
+            ],
+            "usage": openai_usage(plan.usage),
+            **self._extras(plan),
+        }
+
+    def _chunk(self, plan: ReplyPlan, delta: JSONValue, finish: str | None) -> StreamEvent:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return StreamEvent(
+            {
+                "id": plan.response_id,
+                "object": "chat.completion.chunk",
+                "created": plan.created,
+                "model": plan.model,
+                "choices": [choice],
+            }
+        )
+
+    def stream(self, plan: ReplyPlan) -> tuple[StreamEvent, ...]:
+        events = [self._chunk(plan, {"role": "assistant", "content": ""}, None)]
+        events += [self._chunk(plan, {"content": p}, None) for p in text_pieces(plan.text or "")]
+        for n, call in enumerate(plan.tool_calls):
+            head: JSONValue = {
+                "index": n,
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
+            }
+            events.append(self._chunk(plan, {"tool_calls": [head]}, None))
+            args: JSONValue = {"index": n, "function": {"arguments": call.arguments_json}}
+            events.append(self._chunk(plan, {"tool_calls": [args]}, None))
+        events.append(self._chunk(plan, {}, _FINISH.get(plan.stop, "length")))
+        if plan.include_stream_usage:
+            events.append(
+                StreamEvent(
+                    {
+                        "id": plan.response_id,
+                        "object": "chat.completion.chunk",
+                        "created": plan.created,
+                        "model": plan.model,
+                        "choices": [],
+                        "usage": openai_usage(plan.usage),
+                    }
+                )
+            )
+        events.append(StreamEvent("[DONE]", literal=True))
+        return tuple(events)
+
+    def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
+        return (StreamEvent(event),)
+
+    def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
+        code = {"not_found": "model_not_found", "rate_limit": "rate_limit_exceeded"}.get(kind)
+        return openai_error_body(message, _ERROR_TYPES[kind], None, code)
+
+    def error_headers(self, kind: ErrorKind) -> Mapping[str, str]:
+        return {}
+
+    def unknown_model(self, model: str) -> WireError:
+        message = f"The model `{model}` does not exist or you do not have access to it."
+        return WireError(404, self.error(404, "not_found", message), detail="unknown model")

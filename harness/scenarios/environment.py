@@ -1,0 +1,240 @@
+"""Build what a scenario runs against: in-process fakes, real provider clients over
+``httpx.ASGITransport``, routes, tools and the driver. Deterministic clock and ids."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final
+
+import httpx
+
+import fakes
+from harness.agent import (
+    Agent,
+    ChannelOrchestrator,
+    Classifier,
+    LegacySession,
+    LoopConfig,
+    Route,
+    RouteTable,
+    Tool,
+    ToolBox,
+    ToolMode,
+    ToolOutput,
+)
+from harness.events import EventBus, Observer
+from harness.providers.factory import make_client
+from harness.runtime import (
+    Attachment,
+    HistoryPruning,
+    ProviderProfile,
+    RuntimeProfile,
+    ToolSpec,
+)
+from harness.scenarios.schema import (
+    FakeSpec,
+    ProviderSpec,
+    RouteSpec,
+    Scenario,
+    StepSpec,
+    ToolSpecModel,
+)
+
+FAKE_FOR_KIND: Final = MappingProxyType(
+    {
+        # client kind: (fake provider profile, base-url path the client's SDK convention uses)
+        "openai": ("openai", "/v1"),
+        "openai-responses": ("openai", "/v1"),
+        "azure": ("azure", "/openai/v1"),
+        "anthropic": ("anthropic", ""),
+        "gemini": ("gemini", ""),
+        "mistral": ("mistral", "/v1"),
+        "groq": ("groq", "/openai/v1"),
+        "deepseek": ("deepseek", ""),
+        "openrouter": ("openrouter", "/api/v1"),
+        "ollama": ("ollama", ""),
+        "ollama-openai": ("ollama", "/v1"),
+        "vllm": ("vllm", "/v1"),
+        "llamacpp": ("llamacpp", "/v1"),
+        "lmstudio": ("lmstudio", "/v1"),
+        "together": ("together", "/v1"),
+        "cohere": ("cohere", ""),
+        "xai": ("xai", "/v1"),
+    }
+)
+SCENARIO_API_KEY: Final = "scenario-test-key"
+
+
+class DeterministicClock:
+    """Advances a millisecond per reading, so durations and ``at`` stamps are stable."""
+
+    def __init__(self) -> None:
+        self._ticks = itertools.count()
+
+    def __call__(self) -> float:
+        return next(self._ticks) / 1000.0
+
+
+class SequentialIds:
+    def __init__(self) -> None:
+        self._counters: dict[str, itertools.count[int]] = {}
+
+    def __call__(self, prefix: str) -> str:
+        counter = self._counters.setdefault(prefix, itertools.count(1))
+        return f"{prefix}-{next(counter)}"
+
+
+async def _no_sleep(_: float) -> None:
+    """Scenarios honour retry-after logically; they never wait for real."""
+
+
+def _behaviour(step: StepSpec) -> fakes.FakeBehaviour:
+    fault = step.fault
+    return fakes.FakeBehaviour(
+        reply=fakes.ScriptedReply(
+            text=step.text,
+            tool_calls=tuple(
+                fakes.ScriptedToolCall(c.name, dict(c.arguments), c.id) for c in step.tool_calls
+            ),
+        ),
+        usage=fakes.UsageReport(**step.usage.model_dump()),
+        fault=fakes.Fault(**fault.model_dump()) if fault else None,
+        latency_ms=step.latency_ms,
+    )
+
+
+def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
+    fake_spec: FakeSpec = spec.fake
+    profile_name, _ = FAKE_FOR_KIND[spec.kind]
+    window = fake_spec.context_window or spec.context_window or None
+    return fakes.FakeProvider(
+        profile_name,
+        fake_spec.model or spec.model or "fake-model",
+        context_window=window,
+        counter=fake_spec.counter,
+        script=fakes.FakeScript(
+            tuple(_behaviour(s) for s in fake_spec.script), _behaviour(fake_spec.default)
+        ),
+        variant=fake_spec.variant,
+    )
+
+
+def _tool(spec: ToolSpecModel) -> Tool:
+    async def run(arguments: Mapping[str, object]) -> ToolOutput:
+        if spec.fails:
+            raise RuntimeError(f"{spec.name} failed as scripted")
+        text = spec.output.replace("{text}", str(arguments.get("text", ""))) * spec.repeat
+        return ToolOutput(text, tuple(Attachment("image", t) for t in spec.images))
+
+    return Tool(ToolSpec(spec.name, spec.description, spec.parameters), run)
+
+
+def _route(spec: RouteSpec) -> Route:
+    return Route(spec.provider, spec.model)
+
+
+def route_table(scenario: Scenario) -> RouteTable:
+    providers: dict[str, dict[str, ProviderProfile]] = {}
+    for ref, spec in scenario.providers.items():
+        provider_type, _, alias = ref.partition(".")
+        providers.setdefault(provider_type, {})[alias] = ProviderProfile(
+            spec.model, spec.context_window
+        )
+    routes = scenario.routes
+    if routes is None:
+        return RouteTable(providers, Route(next(iter(scenario.providers))))
+    return RouteTable(
+        providers,
+        _route(routes.default),
+        {name: _route(r) for name, r in routes.model_routes.items()},
+        _route(routes.vision) if routes.vision else None,
+    )
+
+
+def runtime_profile(scenario: Scenario) -> RuntimeProfile:
+    spec = scenario.runtime
+    return RuntimeProfile(
+        max_context_tokens=spec.max_context_tokens,
+        context_compact_ratio=spec.context_compact_ratio,
+        history_pruning=HistoryPruning(
+            spec.history_pruning.enabled, spec.history_pruning.max_tokens
+        ),
+        max_history_messages=spec.max_history_messages,
+        max_tool_iterations=spec.max_tool_iterations,
+        max_tool_result_chars=spec.max_tool_result_chars,
+    )
+
+
+@dataclass
+class Environment:
+    scenario: Scenario
+    bus: EventBus
+    config: LoopConfig
+    fakes: dict[str, fakes.FakeProvider]
+    http_clients: list[httpx.AsyncClient]
+    clock: DeterministicClock = field(default_factory=DeterministicClock)
+    ids: SequentialIds = field(default_factory=SequentialIds)
+    logs: list[tuple[str, Mapping[str, object]]] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        for client in self.http_clients:
+            await client.aclose()
+
+    def agent(self) -> Agent:
+        return Agent(
+            self.config, bus=self.bus, clock=self.clock, ids=self.ids, session_id=self.scenario.id
+        )
+
+    def legacy(self) -> LegacySession:
+        return LegacySession(
+            self.config,
+            bus=self.bus,
+            clock=self.clock,
+            ids=self.ids,
+            session_id=self.scenario.id,
+            log=lambda message, attributes: self.logs.append((message, attributes)),
+        )
+
+    def channel(self) -> ChannelOrchestrator:
+        return ChannelOrchestrator(
+            self.config,
+            bus=self.bus,
+            clock=self.clock,
+            ids=self.ids,
+            channel="scenario",
+            system_prompt=self.scenario.system_prompt,
+        )
+
+
+def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) -> Environment:
+    bus = EventBus(strict=True)
+    for observer in observers:
+        bus.subscribe(observer)
+    fakes_by_ref, clients, http_clients = {}, {}, []
+    for ref, spec in scenario.providers.items():
+        fake = build_fake(spec)
+        _, path = FAKE_FOR_KIND[spec.kind]
+        base = f"http://{ref}.fake"
+        http = httpx.AsyncClient(transport=fakes.asgi_transport(fake), base_url=base)
+        http_clients.append(http)
+        fakes_by_ref[ref] = fake
+        clients[ref] = make_client(
+            spec.kind,
+            client=http,
+            base_url=base + path,
+            api_key=SCENARIO_API_KEY,
+            provider_name=ref,
+        )
+    config = LoopConfig(
+        profile=runtime_profile(scenario),
+        routes=route_table(scenario),
+        clients=clients,
+        tools=ToolBox({t.name: _tool(t) for t in scenario.tools}),
+        tool_mode=ToolMode(scenario.tool_mode),
+        classifier=Classifier(scenario.classifier),
+        sleep=_no_sleep,
+    )
+    return Environment(scenario, bus, config, fakes_by_ref, http_clients)

@@ -1,0 +1,109 @@
+"""Results of a scenario run: verdicts, the summary table and JUnit XML."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.scenarios.expect import run_counts
+from harness.scenarios.runner import ScenarioRun
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    path: Path
+    scenario_id: str
+    title: str
+    run: ScenarioRun | None
+    failures: tuple[str, ...]
+    duration_s: float
+    crashed: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and self.crashed is None
+
+    @property
+    def verdict(self) -> str:
+        if self.crashed is not None:
+            return "ERROR"
+        return "PASS" if self.passed else "FAIL"
+
+
+def _count(outcome: Outcome, key: str) -> str:
+    if outcome.run is None:
+        return "-"
+    value = run_counts(outcome.run)[key]
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in sorted(value.items())) or "0"
+    return str(value)
+
+
+def summary_table(outcomes: Sequence[Outcome]) -> Table:
+    passed = sum(o.passed for o in outcomes)
+    table = Table(title=f"trimscope scenarios: {passed}/{len(outcomes)} passed")
+    for column in (
+        "scenario",
+        "verdict",
+        "trims",
+        "budget decisions",
+        "capacity refusals",
+        "recoveries",
+    ):
+        table.add_column(column, overflow="fold")
+    for o in outcomes:
+        style = "green" if o.passed else "bold red"
+        table.add_row(
+            o.scenario_id,
+            f"[{style}]{o.verdict}[/]",
+            _count(o, "trims"),
+            _count(o, "budget_decisions"),
+            _count(o, "capacity_refusals"),
+            _count(o, "recoveries"),
+        )
+    return table
+
+
+def print_failures(console: Console, outcomes: Sequence[Outcome]) -> None:
+    for o in outcomes:
+        if o.passed:
+            continue
+        console.rule(f"[bold red]{o.scenario_id}[/] ({o.path})")
+        if o.crashed:
+            console.print(o.crashed, markup=False, highlight=False)
+        for failure in o.failures:
+            console.print(failure, markup=False, highlight=False)
+
+
+def write_junit(path: Path, outcomes: Sequence[Outcome]) -> None:
+    """JUnit XML, written to a temporary file and renamed: never half-written."""
+    suite = ET.Element(
+        "testsuite",
+        name="trimscope-scenarios",
+        tests=str(len(outcomes)),
+        failures=str(sum(o.verdict == "FAIL" for o in outcomes)),
+        errors=str(sum(o.verdict == "ERROR" for o in outcomes)),
+        time=f"{sum(o.duration_s for o in outcomes):.3f}",
+    )
+    for o in outcomes:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=str(o.path),
+            name=o.scenario_id,
+            time=f"{o.duration_s:.3f}",
+        )
+        if o.crashed is not None:
+            ET.SubElement(case, "error", message="scenario crashed").text = o.crashed
+        elif o.failures:
+            failure = ET.SubElement(case, "failure", message=o.failures[0].splitlines()[0])
+            failure.text = "\n\n".join(o.failures)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    ET.ElementTree(suite).write(partial, encoding="utf-8", xml_declaration=True)
+    partial.replace(path)

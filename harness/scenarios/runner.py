@@ -1,0 +1,157 @@
+"""Run one scenario against in-process fakes and collect what happened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from harness.agent import Agent, ChannelOrchestrator, LegacySession
+from harness.events import Event, Observer, ProviderCallStarted
+from harness.runtime import Chat, ChatMessage, ConversationMessage
+from harness.scenarios.environment import Environment, build_environment
+from harness.scenarios.schema import ConversationStep, Scenario, UserTurn
+
+Driver = Agent | LegacySession | ChannelOrchestrator
+
+
+class EventRecorder:
+    """Keeps every event in order (the runner's own observer)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def on_event(self, event: Event) -> None:
+        self.events.append(event)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    index: int
+    text: str
+    answer: str | None
+    error: BaseException | None
+    expected_error: str | None
+
+
+@dataclass
+class ScenarioRun:
+    scenario: Scenario
+    events: list[Event]
+    turns: list[TurnRecord]
+    requests: list[list[ChatMessage]]
+    final_history: list[ChatMessage]
+    breadcrumb_flag: bool
+    logs: list[str] = field(default_factory=list)
+
+
+def _expand(
+    steps: Sequence[ConversationStep], index: int | None = None
+) -> Iterator[ConversationStep]:
+    for step in steps:
+        if step.repeat is not None:
+            for i in range(step.repeat.times):
+                yield from _expand(step.repeat.steps, i)
+        elif index is not None and step.user is not None:
+            turn = step.user if isinstance(step.user, UserTurn) else UserTurn(text=step.user)
+            yield step.model_copy(
+                update={
+                    "user": turn.model_copy(update={"text": turn.text.replace("{i}", str(index))})
+                }
+            )
+        else:
+            yield step
+
+
+def _user_text(turn: UserTurn) -> str:
+    markers = "".join(f"\n[IMAGE:{ref}]" for ref in turn.images)
+    return turn.text + markers
+
+
+def _driver(env: Environment) -> Driver:
+    scenario = env.scenario
+    if scenario.driver == "legacy":
+        session = env.legacy()
+        if scenario.system_prompt:
+            session.history.append(ChatMessage("system", scenario.system_prompt))
+        return session
+    if scenario.driver == "channel":
+        return env.channel()
+    agent = env.agent()
+    if scenario.system_prompt:
+        agent.history.append(Chat(ChatMessage("system", scenario.system_prompt)))
+    return agent
+
+
+async def _send(driver: Driver, text: str, model: str | None, sender: str) -> str | None:
+    if isinstance(driver, Agent):
+        return await driver.turn(text, model=model)
+    if isinstance(driver, LegacySession):
+        return await driver.run_turn(text, model=model)
+    return await driver.handle(sender, text)
+
+
+def _apply_control(driver: Driver, step: ConversationStep) -> None:
+    if not isinstance(driver, Agent):
+        raise TypeError(f"{type(driver).__name__} supports user steps only")
+    if step.switch_model is not None:
+        driver.switch_model(step.switch_model.provider, step.switch_model.model)
+    elif step.seed is not None:
+        driver.seed_conversation_history([ChatMessage(r.role, r.content) for r in step.seed])
+    elif step.clear_history:
+        driver.clear_history()
+
+
+def _final_history(driver: Driver) -> tuple[list[ChatMessage], bool]:
+    if isinstance(driver, Agent):
+        return driver.working_history(), driver.history_has_trim_breadcrumb
+    if isinstance(driver, LegacySession):
+        return list(driver.history), driver.history_has_trim_breadcrumb
+    rows = [row for cache in driver.caches.values() for row in cache]
+    return rows, False
+
+
+def _requests(env: Environment, events: Sequence[Event]) -> list[list[ChatMessage]]:
+    """The rows each provider call carried, in call order, as the fake decoded them."""
+    pending = {ref: iter(fake.log.entries()) for ref, fake in env.fakes.items()}
+    requests = []
+    for event in events:
+        if isinstance(event, ProviderCallStarted):
+            exchange = next(pending[event.provider], None)
+            rows = exchange.rows if exchange is not None else ()
+            requests.append([ChatMessage(r.role, r.content) for r in rows])
+    return requests
+
+
+async def run_scenario(scenario: Scenario, observers: Sequence[Observer] = ()) -> ScenarioRun:
+    recorder = EventRecorder()
+    env = build_environment(scenario, (recorder, *observers))
+    driver = _driver(env)
+    turns: list[TurnRecord] = []
+    try:
+        for step in _expand(scenario.conversation):
+            if step.user is None:
+                _apply_control(driver, step)
+                continue
+            turn = step.user if isinstance(step.user, UserTurn) else UserTurn(text=step.user)
+            text = _user_text(turn)
+            try:
+                answer, error = await _send(driver, text, turn.model, step.sender or "user"), None
+            except Exception as exc:  # recorded; expectations decide whether it was wanted
+                answer, error = None, exc
+            turns.append(TurnRecord(len(turns) + 1, text, answer, error, turn.expect_error))
+    finally:
+        await env.aclose()
+    history, flag = _final_history(driver)
+    return ScenarioRun(
+        scenario=scenario,
+        events=recorder.events,
+        turns=turns,
+        requests=_requests(env, recorder.events),
+        final_history=history,
+        breadcrumb_flag=flag,
+        logs=[message for message, _ in env.logs],
+    )
+
+
+def history_rows(history: Sequence[ConversationMessage]) -> list[ChatMessage]:
+    return [m.message for m in history if isinstance(m, Chat)]

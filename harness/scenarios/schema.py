@@ -1,0 +1,265 @@
+"""The scenario file format (pydantic v2). Unknown keys are errors everywhere.
+
+A scenario says: this runtime profile, these provider routes and the fake behind each,
+this conversation — and this must happen (events, requests, history, error, counts).
+``scenarios/schema.json`` is exported from these models for editors.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+NonNegative = Annotated[int, Field(ge=0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- runtime and routes -------------------------------------------------------------
+
+
+class HistoryPruningSpec(_Strict):
+    enabled: bool = False
+    max_tokens: NonNegative = 0
+
+
+class RuntimeSpec(_Strict):
+    """Every field of ``RuntimeProfile``; absent means unset, as in the reference."""
+
+    max_context_tokens: NonNegative | None = None
+    context_compact_ratio: float | None = None
+    history_pruning: HistoryPruningSpec = HistoryPruningSpec()
+    max_history_messages: NonNegative | None = None
+    max_tool_iterations: NonNegative = 10
+    max_tool_result_chars: NonNegative = 50_000
+
+
+class RouteSpec(_Strict):
+    provider: str = Field(pattern=r"^[^.\s]+\.[^\s]+$", description="<type>.<alias>")
+    model: str | None = None
+
+
+class RoutesSpec(_Strict):
+    default: RouteSpec
+    model_routes: dict[str, RouteSpec] = {}
+    vision: RouteSpec | None = None
+
+
+# --- the fake behind a provider --------------------------------------------------------
+
+
+class ToolCallSpec(_Strict):
+    name: str
+    arguments: dict[str, Any] = {}
+    id: str | None = None
+
+
+class UsageSpec(_Strict):
+    input_factor: float = Field(default=1.0, ge=0)
+    input_tokens: NonNegative | None = None
+    output_tokens: NonNegative | None = None
+    cached_tokens: NonNegative = 0
+    cache_creation_tokens: NonNegative = 0
+
+
+FaultKind = Literal[
+    "server_error",
+    "rate_limit",
+    "look_alike",
+    "overflow",
+    "hang",
+    "malformed_json",
+    "drop_mid_stream",
+]
+
+
+class FaultSpec(_Strict):
+    kind: FaultKind
+    status: int = 500
+    retry_after: NonNegative = 1
+    seconds: float = Field(default=30.0, ge=0)
+    name: str | None = None
+    after_events: NonNegative | None = None
+
+
+class StepSpec(_Strict):
+    """What the fake answers to one call: text and/or tool calls, usage, or a fault."""
+
+    text: str | None = "This is a fake reply."
+    tool_calls: list[ToolCallSpec] = []
+    usage: UsageSpec = UsageSpec()
+    fault: FaultSpec | None = None
+    latency_ms: NonNegative = 0
+
+
+class FakeSpec(_Strict):
+    """The fake provider behind a route: its real window and how it counts."""
+
+    model: str | None = None
+    context_window: Annotated[int, Field(gt=0)] | None = None
+    counter: Literal["heuristic", "provider"] = "heuristic"
+    variant: str = "default"
+    script: list[StepSpec] = []
+    default: StepSpec = StepSpec()
+
+
+class ProviderSpec(_Strict):
+    """``providers.models.<type>.<alias>`` as configured, and the fake that serves it."""
+
+    kind: str = Field(description="wire kind: openai, anthropic, gemini, ollama, ...")
+    model: str | None = None
+    context_window: NonNegative | None = None
+    fake: FakeSpec = FakeSpec()
+
+
+class ToolSpecModel(_Strict):
+    name: str
+    description: str = "A scenario tool."
+    parameters: dict[str, Any] = {"type": "object"}
+    output: str = Field(
+        default="{text}", description="result text; {text} is the call's 'text' argument"
+    )
+    repeat: Annotated[int, Field(ge=1)] = 1
+    images: list[str] = Field(default=[], description="declared image attachments")
+    fails: bool = False
+
+
+# --- the conversation -----------------------------------------------------------------
+
+
+class UserTurn(_Strict):
+    text: str
+    images: list[str] = Field(default=[], description="refs appended as [IMAGE:ref] markers")
+    model: str | None = Field(default=None, description="a model name, or hint:<name>")
+    expect_error: str | None = Field(default=None, description="exception class name")
+
+
+class ModelSwitch(_Strict):
+    provider: str
+    model: str | None = None
+
+
+class RowSpec(_Strict):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+
+
+class ConversationStep(_Strict):
+    """Exactly one of the keys."""
+
+    user: str | UserTurn | None = None
+    switch_model: ModelSwitch | None = None
+    seed: list[RowSpec] | None = None
+    clear_history: bool | None = None
+    sender: str | None = Field(default=None, description="channel driver: who speaks")
+    repeat: RepeatSpec | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one_action(self) -> ConversationStep:
+        actions = [
+            k
+            for k in ("user", "switch_model", "seed", "clear_history", "repeat")
+            if getattr(self, k) is not None
+        ]
+        if len(actions) != 1:
+            raise ValueError(
+                "a step needs exactly one of user, switch_model, seed, clear_history, repeat;"
+                f" found {actions or 'none'}"
+            )
+        return self
+
+
+class RepeatSpec(_Strict):
+    """Repeat ``steps`` ``times`` times; ``{i}`` in user text is the repetition index."""
+
+    times: Annotated[int, Field(ge=1, le=5000)]
+    steps: list[ConversationStep]
+
+
+ConversationStep.model_rebuild()
+
+
+# --- expectations ---------------------------------------------------------------------
+
+
+class EventExpectation(_Strict):
+    """Events to find. ``ordered``: a subsequence in this order; ``exact``: the whole list
+    of the kinds named (others ignored); ``set``: each present, any order."""
+
+    mode: Literal["ordered", "exact", "set"] = "ordered"
+    kinds: list[str] | None = Field(
+        default=None, description="with exact: only these kinds are compared"
+    )
+    items: list[dict[str, Any]]
+
+
+class CountsSpec(_Strict):
+    trims: dict[str, NonNegative] | None = Field(
+        default=None, description="by trigger (proactive, reported_usage, reactive, turn_limit)"
+    )
+    trims_total: NonNegative | None = None
+    provider_calls: NonNegative | None = None
+    recoveries: NonNegative | None = None
+    capacity_refusals: NonNegative | None = None
+    budget_decisions: NonNegative | None = None
+    overflows: NonNegative | None = None
+    events: dict[str, NonNegative] | None = Field(default=None, description="by event kind")
+
+
+class ErrorSpec(_Strict):
+    type: str
+    turn: Annotated[int, Field(ge=1)] | None = None
+    message_contains: str | None = None
+
+
+class Expectations(_Strict):
+    events: EventExpectation | None = None
+    counts: CountsSpec | None = None
+    requests: dict[int, list[RowSpec]] = Field(
+        default={}, description="the exact rows the provider received on call N (1-based)"
+    )
+    request_roles: dict[int, list[str]] = {}
+    final_history: list[RowSpec] | None = None
+    final_history_length: NonNegative | None = None
+    breadcrumb_flag: bool | None = None
+    answers: list[str | None] | None = None
+    error: ErrorSpec | None = None
+    logs: list[str] | None = Field(default=None, description="legacy driver: log messages")
+
+
+# --- the scenario ---------------------------------------------------------------------
+
+
+class Scenario(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    title: str
+    description: str = ""
+    rules: list[str] = Field(min_length=1)
+    tags: list[str] = []
+    driver: Literal["agent", "legacy", "channel"] = "agent"
+    tool_mode: Literal["native", "prompt"] = "native"
+    classifier: Literal["reference", "extended"] = "extended"
+    system_prompt: str | None = "You are a careful agent."
+    runtime: RuntimeSpec = RuntimeSpec()
+    providers: dict[str, ProviderSpec] = Field(min_length=1)
+    routes: RoutesSpec | None = None
+    tools: list[ToolSpecModel] = []
+    conversation: list[ConversationStep] = Field(min_length=1)
+    expect: Expectations
+
+    @model_validator(mode="after")
+    def _routes_name_known_providers(self) -> Scenario:
+        for ref in self.providers:
+            if "." not in ref:
+                raise ValueError(f"provider reference {ref!r} must be <type>.<alias>")
+        if self.routes is not None:
+            named = [self.routes.default, *self.routes.model_routes.values()]
+            if self.routes.vision:
+                named.append(self.routes.vision)
+            unknown = [r.provider for r in named if r.provider not in self.providers]
+            if unknown:
+                raise ValueError(f"routes name unknown providers: {unknown}")
+        return self

@@ -1,0 +1,124 @@
+"""Build an Agent wired to a real fake provider over httpx.ASGITransport."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import httpx
+
+import fakes
+from harness.agent import Agent, LoopConfig, Route, RouteTable, ToolBox, echo_tool
+from harness.agent.config import Classifier, Sleep
+from harness.agent.dispatch import ToolMode
+from harness.events import Event, EventBus, event_kind
+from harness.providers.factory import make_client
+from harness.runtime import Chat, ChatMessage, ProviderProfile, RuntimeProfile
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def on_event(self, event: Event) -> None:
+        self.events.append(event)
+
+    def of(self, kind: str) -> list[Event]:
+        return [e for e in self.events if event_kind(e) == kind]
+
+
+class Ticks:
+    def __init__(self) -> None:
+        self._n = itertools.count()
+
+    def __call__(self) -> float:
+        return next(self._n) / 1000
+
+
+class Ids:
+    def __init__(self) -> None:
+        self._counters: dict[str, itertools.count[int]] = {}
+
+    def __call__(self, prefix: str) -> str:
+        return f"{prefix}-{next(self._counters.setdefault(prefix, itertools.count(1)))}"
+
+
+async def _no_sleep(_: float) -> None:
+    return None
+
+
+@dataclass
+class Rig:
+    agent: Agent
+    fake: fakes.FakeProvider
+    recorder: Recorder
+    http: httpx.AsyncClient
+    extra_fakes: dict[str, fakes.FakeProvider] = field(default_factory=dict)
+
+    def kinds(self) -> list[str]:
+        return [event_kind(e) for e in self.recorder.events]
+
+    def sent_rows(self, call: int) -> list[tuple[str, str]]:
+        """Rows the fake decoded for its ``call``-th generation request (1-based)."""
+        entries = [e for e in self.fake.log.entries() if e.call_index is not None]
+        return [(r.role, r.content) for r in entries[call - 1].rows]
+
+
+def build_rig(
+    *,
+    profile: RuntimeProfile,
+    fake_window: int = 100_000,
+    configured_window: int | None = 100_000,
+    script: fakes.FakeScript | None = None,
+    counter: str = "heuristic",
+    tools: bool = True,
+    tool_mode: ToolMode = ToolMode.NATIVE,
+    classifier: Classifier = Classifier.EXTENDED,
+    model_routes: dict[str, Route] | None = None,
+    extra: Sequence[tuple[str, str, int, int | None]] = (),
+    system_prompt: str | None = "sys",
+    sleep: Sleep = _no_sleep,
+) -> Rig:
+    """One ``openai.main`` fake (plus ``extra`` refs: (ref, model, fake window, configured
+    window)), a strict bus with a recorder, and an Agent."""
+    recorder = Recorder()
+    bus = EventBus(strict=True)
+    bus.subscribe(recorder)
+    fake = fakes.FakeProvider(
+        "openai", "gpt-test", context_window=fake_window, counter=counter, script=script
+    )
+    http = httpx.AsyncClient(transport=fakes.asgi_transport(fake), base_url="http://fake")
+    clients = {
+        "openai.main": make_client(
+            "openai",
+            client=http,
+            base_url="http://fake/v1",
+            api_key="k",
+            provider_name="openai.main",
+        )
+    }
+    providers = {"openai": {"main": ProviderProfile("gpt-test", configured_window)}}
+    extra_fakes = {}
+    for ref, model, window, configured in extra:
+        other = fakes.FakeProvider("openai", model, context_window=window, script=script)
+        other_http = httpx.AsyncClient(transport=fakes.asgi_transport(other), base_url="http://x")
+        clients[ref] = make_client(
+            "openai", client=other_http, base_url="http://x/v1", api_key="k", provider_name=ref
+        )
+        provider_type, _, alias = ref.partition(".")
+        providers.setdefault(provider_type, {})[alias] = ProviderProfile(model, configured)
+        extra_fakes[ref] = other
+    config = LoopConfig(
+        profile=profile,
+        routes=RouteTable(providers, Route("openai.main"), model_routes or {}),
+        clients=clients,
+        tools=ToolBox({"echo": echo_tool(repeat=1)}) if tools else ToolBox(),
+        tool_mode=tool_mode,
+        classifier=classifier,
+        sleep=sleep,
+    )
+    agent = Agent(config, bus=bus, clock=Ticks(), ids=Ids(), session_id="s")
+    if system_prompt is not None:
+        agent.history.append(Chat(ChatMessage("system", system_prompt)))
+    return Rig(agent, fake, recorder, http, extra_fakes)
