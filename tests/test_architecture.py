@@ -1,0 +1,143 @@
+"""The import rules of the architecture table (shared/design/architecture.md), enforced.
+
+Each package may import the standard library, the project packages its row names and the
+third-party libraries its job needs. A new import that the table forbids is a design bug.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STDLIB = set(sys.stdlib_module_names) | {"__future__"}
+
+# package (path prefix, dotted) -> allowed non-stdlib top-level imports / project packages
+RULES: dict[str, set[str]] = {
+    "harness.runtime": {"harness.runtime"},
+    "harness.events": {"harness.runtime", "harness.events"},
+    "harness.providers": {"harness.runtime", "harness.providers", "httpx"},
+    "harness.agent": {"harness.runtime", "harness.events", "harness.providers", "harness.agent"},
+    "harness.telemetry": {
+        "harness.runtime",
+        "harness.events",
+        "harness.telemetry",
+        "opentelemetry",
+        "prometheus_client",
+    },
+    "harness.scenarios": {
+        "harness.runtime",
+        "harness.events",
+        "harness.providers",
+        "harness.agent",
+        "harness.scenarios",
+        "harness.telemetry.transcript",
+        "fakes",
+        "httpx",
+        "pydantic",
+        "pydantic_core",
+        "yaml",
+        "rich",
+    },
+    "harness.conformance": {
+        "harness.runtime",
+        "harness.events",
+        "harness.providers",
+        "harness.agent",
+        "harness.scenarios",
+        "harness.conformance",
+        "harness.telemetry",
+        "fakes",
+        "httpx",
+        "rich",
+    },
+    "harness.load": {
+        "harness.runtime",
+        "harness.events",
+        "harness.providers",
+        "harness.agent",
+        "harness.scenarios",
+        "harness.telemetry",
+        "harness.load",
+        "fakes",
+        "httpx",
+        "rich",
+        "uvicorn",
+        "prometheus_client",
+    },
+    "harness.report": {"harness.events", "harness.telemetry", "harness.report", "harness.runtime"},
+    "fakes": {
+        "fakes",
+        "starlette",
+        "anyio",
+        "uvicorn",
+        "httpx",
+        "respx",
+        "pytest",
+        "pydantic",
+        "pydantic_core",
+        "yaml",
+    },
+    "dashboards": {"dashboards", "harness.telemetry.names", "grafana_foundation_sdk", "yaml"},
+}
+# Composition roots may import everything.
+ROOTS = ("harness.cli", "harness.pytest_plugin")
+# locust monkey-patches the standard library on import: only its own entry point may.
+LOCUST_ENTRY = "harness.load.locustfile"
+
+
+def _modules() -> list[tuple[str, Path]]:
+    found = []
+    for base in ("harness", "fakes", "dashboards"):
+        for path in sorted((ROOT / base).rglob("*.py")):
+            dotted = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            found.append((dotted.removesuffix(".__init__"), path))
+    return found
+
+
+def _imports(path: Path) -> list[tuple[str, ...]]:
+    """One entry per import: the module, then for ``from m import a, b`` also ``m.a``, ``m.b``
+    (the import is fine when the module, or every named submodule, is allowed)."""
+    found: list[tuple[str, ...]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name,) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, *(f"{node.module}.{a.name}" for a in node.names)))
+    return found
+
+
+def _allowed(name: str, rules: set[str]) -> bool:
+    if name.split(".", maxsplit=1)[0] in STDLIB:
+        return True
+    return any(name == rule or name.startswith(rule + ".") for rule in rules)
+
+
+def _package(dotted: str) -> str | None:
+    matches = [p for p in RULES if dotted == p or dotted.startswith(p + ".")]
+    return max(matches, key=len) if matches else None
+
+
+@pytest.mark.parametrize(("dotted", "path"), _modules(), ids=str)
+def test_module_imports_only_what_its_package_may(dotted: str, path: Path) -> None:
+    if dotted.startswith(ROOTS) or dotted == "harness":
+        return
+    package = _package(dotted)
+    assert package is not None, f"{dotted} belongs to no row of the architecture table"
+    rules = RULES[package] | ({"locust", "gevent"} if dotted == LOCUST_ENTRY else set())
+    bad = sorted(
+        entry[0]
+        for entry in _imports(path)
+        if not _allowed(entry[0], rules)
+        and not (len(entry) > 1 and all(_allowed(n, rules) for n in entry[1:]))
+    )
+    assert not bad, f"{dotted} imports {bad}, which the architecture table forbids"
+
+
+def test_locust_is_imported_by_its_entry_point_only() -> None:
+    for dotted, path in _modules():
+        if dotted != LOCUST_ENTRY:
+            assert not any(e[0].split(".")[0] == "locust" for e in _imports(path)), dotted
