@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from harness.agent.routes import Route
 from harness.events import (
     BudgetResolved,
     CapacityChecked,
+    Event,
     EventBus,
     HistoryTrimmed,
     OverflowDetected,
@@ -65,109 +67,91 @@ class Announcer:
     channel: str | None = None
     turn_id: str | None = None
 
-    def turn_started(self, agent_name: str, route: Route, model: str | None, text: str) -> None:
+    def _emit(self, kind: type[Event], **fields: Any) -> None:
+        """Stamp and publish one event: every kind shares these three fields."""
         self.bus.publish(
-            TurnStarted(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                agent_name=agent_name,
-                provider=route.provider,
-                model=model,
-                user_text_bytes=len(text.encode("utf-8", "surrogatepass")),
-            )
+            kind(session_id=self.session_id, turn_id=self.turn_id, at=self.clock(), **fields)
+        )
+
+    def turn_started(self, agent_name: str, route: Route, model: str | None, text: str) -> None:
+        self._emit(
+            TurnStarted,
+            agent_name=agent_name,
+            provider=route.provider,
+            model=model,
+            user_text_bytes=len(text.encode("utf-8", "surrogatepass")),
         )
 
     def turn_finished(self, outcome: str, iterations: int, error_type: str | None = None) -> None:
-        self.bus.publish(
-            TurnFinished(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                outcome=outcome,
-                iterations=iterations,
-                error_type=error_type,
-            )
+        self._emit(
+            TurnFinished,
+            outcome=outcome,
+            iterations=iterations,
+            error_type=error_type,
         )
 
     def budget_resolved(
         self, route: Route, model: str | None, limits: ResolvedContextLimits
     ) -> None:
-        self.bus.publish(
-            BudgetResolved(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                provider=route.provider,
-                model=model,
-                model_context_window=limits.model_context_window,
-                window_source=limits.model_context_window_source.value,
-                configured_model_context_window=limits.configured_model_context_window,
-                budget_tokens=limits.context_token_budget,
-                rule=limits.rule.value,
-            )
+        self._emit(
+            BudgetResolved,
+            provider=route.provider,
+            model=model,
+            model_context_window=limits.model_context_window,
+            window_source=limits.model_context_window_source.value,
+            configured_model_context_window=limits.configured_model_context_window,
+            budget_tokens=limits.context_token_budget,
+            rule=limits.rule.value,
         )
 
     def capacity_checked(
         self, route: Route, model: str | None, check: CapacityCheck, purpose: str
     ) -> None:
-        self.bus.publish(
-            CapacityChecked(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                provider=route.provider,
-                model=model,
-                message_tokens=check.message_tokens,
-                tool_schema_tokens=check.tool_schema_tokens,
-                estimate_tokens=check.estimate,
-                model_context_window=check.model_context_window,
-                fits=check.fits,
-                purpose=purpose,
-            )
+        self._emit(
+            CapacityChecked,
+            provider=route.provider,
+            model=model,
+            message_tokens=check.message_tokens,
+            tool_schema_tokens=check.tool_schema_tokens,
+            estimate_tokens=check.estimate,
+            model_context_window=check.model_context_window,
+            fits=check.fits,
+            purpose=purpose,
         )
 
     def provider_call_started(
         self, call: CallContext, iteration: int, estimate: int, window: int, compacted: bool
     ) -> None:
-        self.bus.publish(
-            ProviderCallStarted(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
-                model=call.model,
-                iteration=iteration,
-                estimate_tokens=estimate,
-                model_context_window=window,
-                compacted=compacted,
-            )
+        self._emit(
+            ProviderCallStarted,
+            call_id=call.call_id,
+            provider=call.route.provider,
+            provider_kind=call.provider_kind,
+            model=call.model,
+            iteration=iteration,
+            estimate_tokens=estimate,
+            model_context_window=window,
+            compacted=compacted,
         )
 
     def provider_call_succeeded(
         self, call: CallContext, reply: ProviderReply, duration_s: float
     ) -> None:
         usage = reply.usage
-        self.bus.publish(
-            ProviderCallFinished(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
-                model=reply.model or call.model,
-                outcome="ok",
-                duration_s=duration_s,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                cache_read_input_tokens=usage.cache_read_input_tokens,
-                cache_creation_input_tokens=usage.cache_creation_input_tokens,
-                finish_reasons=(reply.finish_reason,) if reply.finish_reason else (),
-                status_code=reply.status_code,
-            )
+        self._emit(
+            ProviderCallFinished,
+            call_id=call.call_id,
+            provider=call.route.provider,
+            provider_kind=call.provider_kind,
+            model=reply.model or call.model,
+            outcome="ok",
+            duration_s=duration_s,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_input_tokens=usage.cache_read_input_tokens,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens,
+            finish_reasons=(reply.finish_reason,) if reply.finish_reason else (),
+            status_code=reply.status_code,
         )
 
     def provider_call_failed(
@@ -178,39 +162,31 @@ class Announcer:
         error_type: str,
         status_code: int | None,
     ) -> None:
-        self.bus.publish(
-            ProviderCallFinished(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
-                model=call.model,
-                outcome=outcome,
-                duration_s=duration_s,
-                error_type=error_type,
-                status_code=status_code,
-            )
+        self._emit(
+            ProviderCallFinished,
+            call_id=call.call_id,
+            provider=call.route.provider,
+            provider_kind=call.provider_kind,
+            model=call.model,
+            outcome=outcome,
+            duration_s=duration_s,
+            error_type=error_type,
+            status_code=status_code,
         )
 
     def overflow_detected(
         self, call: CallContext, error: ProviderError, *, reference: bool, extended: bool
     ) -> None:
-        self.bus.publish(
-            OverflowDetected(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
-                status_code=error.status,
-                error_type=error.error_type,
-                reference_verdict=reference,
-                extended_verdict=extended,
-                message=str(error),
-            )
+        self._emit(
+            OverflowDetected,
+            call_id=call.call_id,
+            provider=call.route.provider,
+            provider_kind=call.provider_kind,
+            status_code=error.status,
+            error_type=error.error_type,
+            reference_verdict=reference,
+            extended_verdict=extended,
+            message=str(error),
         )
 
     def recovery_attempted(
@@ -224,31 +200,23 @@ class Announcer:
         trimmed: bool,
         outcome: str,
     ) -> None:
-        self.bus.publish(
-            RecoveryAttempted(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                estimate_tokens=estimate,
-                target_budget_tokens=target,
-                system_floor_tokens=system_floor,
-                route_budget_tokens=route_budget,
-                trimmed=trimmed,
-                outcome=outcome,
-            )
+        self._emit(
+            RecoveryAttempted,
+            call_id=call.call_id,
+            provider=call.route.provider,
+            estimate_tokens=estimate,
+            target_budget_tokens=target,
+            system_floor_tokens=system_floor,
+            route_budget_tokens=route_budget,
+            trimmed=trimmed,
+            outcome=outcome,
         )
 
     def tool_call_started(self, call_id: str, tool_name: str) -> None:
-        self.bus.publish(
-            ToolCallStarted(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                call_id=call_id,
-                tool_name=tool_name,
-            )
+        self._emit(
+            ToolCallStarted,
+            call_id=call_id,
+            tool_name=tool_name,
         )
 
     def tool_call_finished(
@@ -261,18 +229,14 @@ class Announcer:
         error_type: str | None,
         duration_s: float,
     ) -> None:
-        self.bus.publish(
-            ToolCallFinished(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                call_id=call_id,
-                tool_name=tool_name,
-                result_bytes=result_bytes,
-                truncated=truncated,
-                error_type=error_type,
-                duration_s=duration_s,
-            )
+        self._emit(
+            ToolCallFinished,
+            call_id=call_id,
+            tool_name=tool_name,
+            result_bytes=result_bytes,
+            truncated=truncated,
+            error_type=error_type,
+            duration_s=duration_s,
         )
 
     def _history_trimmed(
@@ -291,24 +255,20 @@ class Announcer:
         # The reference fills channel/agent alias/turn id only on the Agent's turn-limit
         # trim; the tool-loop paths leave them empty. We keep turn_id on every event (it
         # ties events to spans) and follow the reference for channel and alias.
-        self.bus.publish(
-            HistoryTrimmed(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                at=self.clock(),
-                dropped_messages=dropped_messages,
-                kept_turns=kept_turns,
-                reason=REASON_TURN_LIMIT if trigger is TrimTrigger.TURN_LIMIT else REASON_BUDGET,
-                dropped_turns=dropped_turns,
-                trigger=trigger,
-                tokens_before=tokens[0] if tokens else None,
-                tokens_after=tokens[1] if tokens else None,
-                budget_tokens=budget_tokens,
-                provider=route.provider if route else None,
-                model=model,
-                channel=self.channel if full_context else None,
-                agent_alias=self.agent_alias if full_context else None,
-            )
+        self._emit(
+            HistoryTrimmed,
+            dropped_messages=dropped_messages,
+            kept_turns=kept_turns,
+            reason=REASON_TURN_LIMIT if trigger is TrimTrigger.TURN_LIMIT else REASON_BUDGET,
+            dropped_turns=dropped_turns,
+            trigger=trigger,
+            tokens_before=tokens[0] if tokens else None,
+            tokens_after=tokens[1] if tokens else None,
+            budget_tokens=budget_tokens,
+            provider=route.provider if route else None,
+            model=model,
+            channel=self.channel if full_context else None,
+            agent_alias=self.agent_alias if full_context else None,
         )
 
 
