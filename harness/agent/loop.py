@@ -250,7 +250,9 @@ class ToolLoop:
             state.working,
             budget,
             reported,
-            estimate_history_tokens(call.prepared),
+            # The population the provider counted: the prepared rows *and* the tool
+            # schemas, the same units as `reported` (spec 3.5's scaling assumes it).
+            estimate_history_tokens(call.prepared) + call.tool_schema_tokens,
             call.tool_schema_tokens,
             state.crumb_present,
         )
