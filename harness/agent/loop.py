@@ -185,7 +185,9 @@ class ToolLoop:
                     ctx, _outcome_of(error), elapsed, error.error_type, error.status
                 )
                 last_attempt = attempt == self._config.rate_limit_retries
-                if not isinstance(error, RateLimited) or last_attempt:
+                # Overflow is judged before rate limiting, as the reference does: under the
+                # `reference` classifier a throttle saying "too many tokens" is an overflow.
+                if not isinstance(error, RateLimited) or self._acts_on(error) or last_attempt:
                     raise
                 await self._config.sleep(error.retry_after_s or 0.0)
                 continue
@@ -198,16 +200,20 @@ class ToolLoop:
         extended = isinstance(error, ContextWindowExceeded) and error.extended_verdict
         return reference, extended
 
+    def _acts_on(self, error: ProviderError) -> bool:
+        """Whether the selected classifier calls ``error`` a context overflow."""
+        reference, extended = self._verdicts(error)
+        return reference if self._config.classifier is Classifier.REFERENCE else extended
+
     async def _recover(self, state: TurnState, call: _Call, error: ProviderError) -> bool:
         """Reactive recovery (spec 10): ``True`` when the loop should retry."""
         reference, extended = self._verdicts(error)
-        acts = reference if self._config.classifier is Classifier.REFERENCE else extended
         if not (reference or extended):
             return False
         self._announcer.overflow_detected(
             call.context, error, reference=reference, extended=extended
         )
-        if not acts:
+        if not self._acts_on(error):
             return False
         estimate = estimate_history_tokens(state.working)
         target = estimate * REACTIVE_RECOVERY_NUMERATOR // REACTIVE_RECOVERY_DENOMINATOR

@@ -214,6 +214,8 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
     for observer in observers:
         bus.subscribe(observer)
     fakes_by_ref, clients, http_clients = {}, {}, []
+    # Clients always classify with `extended` so every error carries both verdicts; the
+    # loop decides with the scenario's classifier (harness.agent.config.Classifier).
     for ref, spec in scenario.providers.items():
         fake = build_fake(spec)
         _, path = FAKE_FOR_KIND[spec.kind]

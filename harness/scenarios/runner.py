@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from harness.agent import Agent, ChannelOrchestrator, LegacySession
-from harness.events import Event, Observer, ProviderCallStarted
+from harness.events import Event, Observer, ProviderCallFinished, ProviderCallStarted
 from harness.runtime import Chat, ChatMessage, ConversationMessage
 from harness.scenarios.environment import Environment, build_environment
 from harness.scenarios.schema import ConversationStep, Scenario, UserTurn
@@ -91,8 +91,13 @@ async def _send(driver: Driver, text: str, model: str | None, sender: str) -> st
 
 
 def _apply_control(driver: Driver, step: ConversationStep) -> None:
+    if isinstance(driver, LegacySession) and step.seed is not None:
+        # A restored interactive session: the rows as given, no breadcrumb flag.
+        driver.history = [ChatMessage(r.role, r.content) for r in step.seed]
+        driver.history_has_trim_breadcrumb = False
+        return
     if not isinstance(driver, Agent):
-        raise TypeError(f"{type(driver).__name__} supports user steps only")
+        raise TypeError(f"{type(driver).__name__} supports user (and, legacy, seed) steps only")
     if step.switch_model is not None:
         driver.switch_model(step.switch_model.provider, step.switch_model.model)
     elif step.seed is not None:
@@ -111,15 +116,20 @@ def _final_history(driver: Driver) -> tuple[list[ChatMessage], bool]:
 
 
 def _requests(env: Environment, events: Sequence[Event]) -> list[list[ChatMessage]]:
-    """The rows each provider call carried, in call order, as the fake decoded them."""
+    """The rows each provider call carried, in call order, as the fake decoded them.
+
+    Every attempt (a rate-limited call is retried) is one ``ProviderCallFinished`` and one
+    entry in its fake's log; a call's rows are those of its first attempt."""
     pending = {ref: iter(fake.log.entries()) for ref, fake in env.fakes.items()}
-    requests = []
+    by_call: dict[str, list[ChatMessage]] = {}
     for event in events:
-        if isinstance(event, ProviderCallStarted):
+        if isinstance(event, ProviderCallFinished):
             exchange = next(pending[event.provider], None)
             rows = exchange.rows if exchange is not None else ()
-            requests.append([ChatMessage(r.role, r.content) for r in rows])
-    return requests
+            by_call.setdefault(event.call_id, [ChatMessage(r.role, r.content) for r in rows])
+    return [
+        by_call.get(event.call_id, []) for event in events if isinstance(event, ProviderCallStarted)
+    ]
 
 
 async def run_scenario(scenario: Scenario, observers: Sequence[Observer] = ()) -> ScenarioRun:

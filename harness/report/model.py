@@ -1,0 +1,268 @@
+"""What a report shows, computed from events alone (no I/O, no HTML).
+
+Sessions are keyed by (transcript file, ``session_id``) in order of first appearance, so a
+file may hold several sessions and two files may reuse an id without being merged.
+
+Positions on a session's x axis: provider call *k* (1-based, in the order its
+``ProviderCallStarted`` was recorded) sits at ``k``; anything recorded between calls *k*
+and *k + 1* (a trim, a capacity refusal, a recovery) sits at ``k + 0.5``, so a trim before
+the first call sits at ``0.5``. A call's budget is the last ``BudgetResolved`` recorded in
+its session before it (the loop resolves one per call); its window is the call's own
+``model_context_window``. An overflow belongs to the call its ``call_id`` names.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import assert_never
+
+from harness.events import (
+    BudgetResolved,
+    CapacityChecked,
+    Event,
+    HistoryTrimmed,
+    OverflowDetected,
+    ProviderCallFinished,
+    ProviderCallStarted,
+    RecoveryAttempted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TrimTrigger,
+    TurnFinished,
+    TurnStarted,
+)
+
+
+@dataclass(slots=True)
+class Call:
+    index: int
+    call_id: str
+    turn_id: str | None
+    provider: str
+    model: str | None
+    estimate_tokens: int
+    budget_tokens: int | None
+    window_tokens: int
+    compacted: bool
+    outcome: str | None = None  # from ProviderCallFinished; None when it never finished
+    input_tokens: int | None = None
+    overflow: OverflowDetected | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Trim:
+    position: float
+    event: HistoryTrimmed
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    position: float
+    event: CapacityChecked
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    position: float
+    event: RecoveryAttempted
+
+
+@dataclass(slots=True)
+class Session:
+    source: Path
+    session_id: str
+    calls: list[Call] = field(default_factory=list)
+    trims: list[Trim] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    recoveries: list[Recovery] = field(default_factory=list)
+    overflows: list[OverflowDetected] = field(default_factory=list)
+    turns: int = 0
+    turn_outcomes: Counter[str] = field(default_factory=Counter)
+    tool_calls: int = 0
+    providers: dict[str, None] = field(default_factory=dict)  # ordered set
+    events: int = 0
+    _budget: int | None = None
+    _by_call_id: dict[str, Call] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        """Where an event recorded now sits: after the last call started."""
+        return len(self.calls) + 0.5
+
+    @property
+    def notable(self) -> bool:
+        return bool(self.trims or self.refusals or self.overflows)
+
+    def add(self, event: Event) -> None:
+        self.events += 1
+        match event:
+            case TurnStarted() | TurnFinished() | ToolCallStarted() | ToolCallFinished():
+                self._on_turn(event)
+            case BudgetResolved() | CapacityChecked() | HistoryTrimmed():
+                self._on_decision(event)
+            case (
+                ProviderCallStarted()
+                | ProviderCallFinished()
+                | OverflowDetected()
+                | RecoveryAttempted()
+            ):
+                self._on_call(event)
+            case _:
+                assert_never(event)
+
+    def _on_turn(
+        self, event: TurnStarted | TurnFinished | ToolCallStarted | ToolCallFinished
+    ) -> None:
+        match event:
+            case TurnStarted():
+                self.turns += 1
+                self.providers.setdefault(event.provider, None)
+            case TurnFinished():
+                self.turn_outcomes[event.outcome] += 1
+            case ToolCallStarted():
+                self.tool_calls += 1
+            case ToolCallFinished():
+                pass  # counted at its start
+            case _:
+                assert_never(event)
+
+    def _on_decision(self, event: BudgetResolved | CapacityChecked | HistoryTrimmed) -> None:
+        match event:
+            case BudgetResolved():
+                self._budget = event.budget_tokens
+            case CapacityChecked():
+                if not event.fits:
+                    self.refusals.append(Refusal(self.gap, event))
+            case HistoryTrimmed():
+                self.trims.append(Trim(self.gap, event))
+            case _:
+                assert_never(event)
+
+    def _on_call(
+        self,
+        event: ProviderCallStarted | ProviderCallFinished | OverflowDetected | RecoveryAttempted,
+    ) -> None:
+        match event:
+            case ProviderCallStarted():
+                self._start(event)
+            case ProviderCallFinished():
+                call = self._by_call_id.get(event.call_id)
+                if call is not None:
+                    call.outcome, call.input_tokens = event.outcome, event.input_tokens
+            case OverflowDetected():
+                self.overflows.append(event)
+                overflowed = self._by_call_id.get(event.call_id)
+                if overflowed is not None:
+                    overflowed.overflow = event
+            case RecoveryAttempted():
+                self.recoveries.append(Recovery(self.gap, event))
+            case _:
+                assert_never(event)
+
+    def _start(self, event: ProviderCallStarted) -> None:
+        call = Call(
+            index=len(self.calls) + 1,
+            call_id=event.call_id,
+            turn_id=event.turn_id,
+            provider=event.provider,
+            model=event.model,
+            estimate_tokens=event.estimate_tokens,
+            budget_tokens=self._budget,
+            window_tokens=event.model_context_window,
+            compacted=event.compacted,
+        )
+        self.calls.append(call)
+        self._by_call_id[event.call_id] = call
+        self.providers.setdefault(event.provider, None)
+
+
+def sessions_of(source: Path, events: Iterable[Event]) -> list[Session]:
+    """The sessions of one transcript file, in order of their first event."""
+    found: dict[str, Session] = {}
+    for event in events:
+        session = found.get(event.session_id)
+        if session is None:
+            session = found[event.session_id] = Session(source, event.session_id)
+        session.add(event)
+    return list(found.values())
+
+
+@dataclass(frozen=True, slots=True)
+class OverflowTally:
+    count: int
+    reference_recognised: int
+    extended_recognised: int
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """The run's totals, over every session of every file."""
+
+    files: int
+    sessions: int
+    turns: int
+    calls: int
+    compacted_calls: int
+    tool_calls: int
+    call_outcomes: dict[str, int]
+    trims_by_trigger: dict[str, int]  # every trigger, zero included
+    trims_by_reason: dict[str, dict[str, int]]  # reason → trigger → count
+    dropped_messages: int
+    recoveries_by_outcome: dict[str, int]
+    refusals: int
+    refusals_by_purpose: dict[str, int]
+    overflows_by_provider: dict[str, OverflowTally]
+
+    @property
+    def trims(self) -> int:
+        return sum(self.trims_by_trigger.values())
+
+    @property
+    def recoveries(self) -> int:
+        return sum(self.recoveries_by_outcome.values())
+
+    @property
+    def overflows(self) -> int:
+        return sum(tally.count for tally in self.overflows_by_provider.values())
+
+
+def totals_of(sessions: Sequence[Session], files: int) -> Totals:
+    trims = [trim.event for session in sessions for trim in session.trims]
+    by_trigger = {trigger.value: 0 for trigger in TrimTrigger}
+    by_trigger.update(Counter(trim.trigger.value for trim in trims))
+    by_reason: dict[str, dict[str, int]] = {}
+    for trim in trims:
+        row = by_reason.setdefault(trim.reason, {trigger.value: 0 for trigger in TrimTrigger})
+        row[trim.trigger.value] += 1
+    calls = [call for session in sessions for call in session.calls]
+    refusals = [refusal.event for session in sessions for refusal in session.refusals]
+    overflows = [overflow for session in sessions for overflow in session.overflows]
+    by_provider: dict[str, OverflowTally] = {}
+    for provider in dict.fromkeys(o.provider for o in overflows):
+        mine = [o for o in overflows if o.provider == provider]
+        by_provider[provider] = OverflowTally(
+            count=len(mine),
+            reference_recognised=sum(o.reference_verdict for o in mine),
+            extended_recognised=sum(o.extended_verdict for o in mine),
+        )
+    return Totals(
+        files=files,
+        sessions=len(sessions),
+        turns=sum(session.turns for session in sessions),
+        calls=len(calls),
+        compacted_calls=sum(call.compacted for call in calls),
+        tool_calls=sum(session.tool_calls for session in sessions),
+        call_outcomes=dict(Counter(call.outcome or "unfinished" for call in calls)),
+        trims_by_trigger=by_trigger,
+        trims_by_reason=by_reason,
+        dropped_messages=sum(trim.dropped_messages for trim in trims),
+        recoveries_by_outcome=dict(
+            Counter(r.event.outcome for session in sessions for r in session.recoveries)
+        ),
+        refusals=len(refusals),
+        refusals_by_purpose=dict(Counter(refusal.purpose for refusal in refusals)),
+        overflows_by_provider=by_provider,
+    )
