@@ -204,7 +204,7 @@ class Environment:
             bus=self.bus,
             clock=self.clock,
             ids=self.ids,
-            channel="scenario",
+            channel=self.scenario.id,
             system_prompt=self.scenario.system_prompt,
         )
 

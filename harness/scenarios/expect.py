@@ -133,7 +133,11 @@ def check_turn_errors(run: ScenarioRun, expect: Expectations) -> list[str]:
     for turn in run.turns:
         got = type(turn.error).__name__ if turn.error else None
         wanted = turn.expected_error
-        if expect.error is not None and expect.error.turn == turn.index:
+        # `error:` without `turn:` allows that error in any turn (it must occur once).
+        if expect.error is not None and (
+            expect.error.turn == turn.index
+            or (expect.error.turn is None and got == expect.error.type)
+        ):
             wanted = expect.error.type
         if got != wanted:
             detail = f": {turn.error}" if turn.error else ""

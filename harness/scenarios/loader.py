@@ -8,7 +8,7 @@ pydantic models. Validation errors are mapped back to the node they point at.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,15 @@ import yaml
 from pydantic import ValidationError
 
 from harness.runtime import HarnessError
+from harness.scenarios.problems import (
+    dotted,
+    duplicate_keys,
+    found,
+    validation_problems,
+    yaml_problem,
+)
 from harness.scenarios.schema import Scenario
+from harness.scenarios.vocabulary import Loc
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -34,110 +42,89 @@ class ScenarioError(HarnessError):
 class LoadedScenario:
     path: Path
     scenario: Scenario
+    id_line: int = 1
 
 
 def _line(node: yaml.Node) -> int:
     return node.start_mark.line + 1
 
 
-def _child(node: yaml.Node, key: object) -> yaml.Node | None:
+def _entry(node: yaml.Node, key: object) -> tuple[yaml.Node | None, yaml.Node | None]:
+    """``(key node, value node)`` of a mapping key or ``(None, item)`` of a list index."""
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             if key_node.value == str(key):
-                found: yaml.Node = value_node
-                return found
-    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+                return key_node, value_node
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
         item: yaml.Node = node.value[key]
-        return item
-    return None
+        return None, item
+    return None, None
 
 
-def _key_node(node: yaml.Node, key: object) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode):
-        for key_node, _ in node.value:
-            if key_node.value == str(key):
-                found: yaml.Node = key_node
-                return found
-    return None
-
-
-def _locate(root: yaml.Node, loc: Iterable[int | str]) -> int:
+def locate(root: yaml.Node, loc: Loc) -> int:
     """The line of the deepest node the location reaches (the key itself when it exists)."""
     node, line = root, _line(root)
     for part in loc:
-        key_node = _key_node(node, part)
-        child = _child(node, part)
+        key_node, child = _entry(node, part)
+        if key_node is not None:
+            line = _line(key_node)
         if child is None:
-            return _line(key_node) if key_node is not None else line
-        node, line = child, _line(key_node if key_node is not None else child)
+            return line
+        node = child
+        if key_node is None:
+            line = _line(child)
     return line
 
 
-def _path(loc: Iterable[int | str]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(top level)"
-
-
-def _found(value: object) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
-
-
-def _validation_problems(path: Path, root: yaml.Node, error: ValidationError) -> list[str]:
-    problems = []
-    for item in error.errors():
-        # pydantic adds union-member and validator names to locations; keep data keys only.
-        loc = [p for p in item["loc"] if not (isinstance(p, str) and p[:1].isupper())]
-        loc = [p for p in loc if p not in ("str", "UserTurn", "function-after")]
-        if item["type"] == "extra_forbidden":
-            what = f"unknown key {loc[-1]!r} (not part of the format)"
-        elif item["type"] == "missing":
-            what = "required key is missing"
-        else:
-            what = f"{item['msg']}; found {_found(item.get('input'))}"
-        problems.append(f"{path}:{_locate(root, loc)}: {_path(loc)}: {what}")
-    return problems
-
-
-def _check_duplicate_keys(path: Path, node: yaml.Node) -> Iterator[str]:
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            if key in seen:
-                yield f"{path}:{_line(key_node)}: {key}: duplicate key (first at line {seen[key]})"
-            seen[key] = _line(key_node)
-            yield from _check_duplicate_keys(path, value_node)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            yield from _check_duplicate_keys(path, item)
-
-
-def load_scenario(path: Path) -> LoadedScenario:
+def _parse(path: Path, text: str) -> tuple[yaml.Node, Any]:
+    """The composed root node (for lines) and the plain data it constructs."""
+    loader = yaml.SafeLoader(text)
     try:
-        text = path.read_text(encoding="utf-8")
+        root = loader.get_single_node()
+        if root is None:
+            raise ScenarioError(
+                [f"{path}:1: (top level): expected a scenario mapping, the file is empty"]
+            )
+        duplicates = sorted(duplicate_keys(root), key=lambda d: d[1])
+        if duplicates:
+            raise ScenarioError(
+                [
+                    f"{path}:{line}: {dotted(loc)}: duplicate key (first at line {first})"
+                    for loc, line, first in duplicates
+                ]
+            )
+        return root, loader.construct_document(root)
+    except yaml.YAMLError as exc:
+        line, message = yaml_problem(exc)
+        raise ScenarioError([f"{path}:{line}: (yaml): {message}"]) from exc
+    except RecursionError as exc:
+        raise ScenarioError([f"{path}:1: (yaml): nested too deeply to read"]) from exc
+    finally:
+        loader.dispose()
+
+
+def load_scenario(path: Path, *, shown_as: Path | None = None) -> LoadedScenario:
+    """Validate one file; raise ``ScenarioError`` (and nothing else) listing its problems.
+
+    Problems and the result name the file ``shown_as`` (default ``path``)."""
+    source, path = path, shown_as or path
+    try:
+        text = source.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError([f"{path}:1: (file): cannot be read: {exc}"]) from exc
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        raise ScenarioError([f"{path}:{line}: (yaml): {exc}"]) from exc
-    if root is None:
-        raise ScenarioError([f"{path}:1: (top level): the file is empty"])
-    duplicates = list(_check_duplicate_keys(path, root))
-    if duplicates:
-        raise ScenarioError(duplicates)
-    data: Any = yaml.safe_load(text)
+    root, data = _parse(path, text)
     if not isinstance(data, dict):
-        raise ScenarioError([f"{path}:1: (top level): expected a mapping, found {_found(data)}"])
+        raise ScenarioError(
+            [f"{path}:{_line(root)}: (top level): expected a scenario mapping, found {found(data)}"]
+        )
     try:
-        return LoadedScenario(path, Scenario.model_validate(data))
+        scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(_validation_problems(path, root, exc)) from exc
+        problems = validation_problems(Scenario, exc, data, lambda loc: locate(root, loc))
+        raise ScenarioError([f"{path}:{line}: {what}" for line, what in problems]) from exc
+    except RecursionError as exc:
+        raise ScenarioError([f"{path}:1: (top level): nested too deeply to validate"]) from exc
+    return LoadedScenario(path, scenario, locate(root, ("id",)))
 
 
 def discover(paths: Sequence[Path]) -> list[Path]:
@@ -149,6 +136,13 @@ def discover(paths: Sequence[Path]) -> list[Path]:
         else:
             found.add(path)
     return sorted(found)
+
+
+def duplicate_id(item: LoadedScenario, first: LoadedScenario) -> str:
+    return (
+        f"{item.path}:{item.id_line}: id: expected an id unique in the library,"
+        f" found {item.scenario.id!r} again (first in {first.path}:{first.id_line})"
+    )
 
 
 def load_all(paths: Sequence[Path]) -> list[LoadedScenario]:
@@ -163,14 +157,11 @@ def load_all(paths: Sequence[Path]) -> list[LoadedScenario]:
             loaded.append(load_scenario(path))
         except ScenarioError as exc:
             problems.extend(exc.problems)
-    ids: dict[str, Path] = {}
+    ids: dict[str, LoadedScenario] = {}
     for item in loaded:
-        if item.scenario.id in ids:
-            problems.append(
-                f"{item.path}:1: id: duplicate scenario id {item.scenario.id!r}"
-                f" (also in {ids[item.scenario.id]})"
-            )
-        ids[item.scenario.id] = item.path
+        first = ids.setdefault(item.scenario.id, item)
+        if first is not item:
+            problems.append(duplicate_id(item, first))
     if problems:
         raise ScenarioError(problems)
     return loaded

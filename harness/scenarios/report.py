@@ -47,14 +47,8 @@ def _count(outcome: Outcome, key: str) -> str:
 def summary_table(outcomes: Sequence[Outcome]) -> Table:
     passed = sum(o.passed for o in outcomes)
     table = Table(title=f"trimscope scenarios: {passed}/{len(outcomes)} passed")
-    for column in (
-        "scenario",
-        "verdict",
-        "trims",
-        "budget decisions",
-        "capacity refusals",
-        "recoveries",
-    ):
+    table.add_column("scenario", no_wrap=True)  # ids stay whole, even in a narrow pipe
+    for column in ("verdict", "trims", "budget decisions", "capacity refusals", "recoveries"):
         table.add_column(column, overflow="fold")
     for o in outcomes:
         style = "green" if o.passed else "bold red"
@@ -75,9 +69,9 @@ def print_failures(console: Console, outcomes: Sequence[Outcome]) -> None:
             continue
         console.rule(f"[bold red]{o.scenario_id}[/] ({o.path})")
         if o.crashed:
-            console.print(o.crashed, markup=False, highlight=False)
+            console.print(o.crashed, markup=False, highlight=False, soft_wrap=True)
         for failure in o.failures:
-            console.print(failure, markup=False, highlight=False)
+            console.print(failure, markup=False, highlight=False, soft_wrap=True)
 
 
 def write_junit(path: Path, outcomes: Sequence[Outcome]) -> None:

@@ -9,9 +9,46 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from harness.scenarios.references import all_steps, driver_problems, named_routes
+from harness.scenarios.vocabulary import (
+    EVENT_FIELDS,
+    RULE_IDS,
+    TRIM_TRIGGERS,
+    Loc,
+    check_event_items,
+    check_words,
+    event_items_json_schema,
+    fake_variants,
+    look_alike_names,
+    raise_if,
+    unknown,
+)
 
 NonNegative = Annotated[int, Field(ge=0)]
+CallNumber = Annotated[int, Field(ge=1)]
+Role = Literal["system", "user", "assistant", "tool"]
+# The client kinds of harness.providers.PROVIDER_KINDS (a test keeps the two equal).
+ProviderKind = Literal[
+    "openai",
+    "openai-responses",
+    "azure",
+    "anthropic",
+    "gemini",
+    "mistral",
+    "groq",
+    "deepseek",
+    "openrouter",
+    "ollama",
+    "ollama-openai",
+    "vllm",
+    "llamacpp",
+    "lmstudio",
+    "together",
+    "cohere",
+    "xai",
+]
 
 
 class _Strict(BaseModel):
@@ -81,8 +118,20 @@ class FaultSpec(_Strict):
     status: int = 500
     retry_after: NonNegative = 1
     seconds: float = Field(default=30.0, ge=0)
-    name: str | None = None
+    name: str | None = Field(default=None, description="look_alike: the look-alike's name")
     after_events: NonNegative | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> FaultSpec:
+        if self.kind == "server_error" and not 500 <= self.status <= 599:
+            raise_if(
+                [(("status",), f"expected a 5xx status for server_error, found {self.status}")]
+            )
+        names = look_alike_names()
+        if self.kind == "look_alike" and self.name not in names:
+            what = "the name of a look-alike"
+            raise_if([(("name",), unknown(self.name, names, what))])
+        return self
 
 
 class StepSpec(_Strict):
@@ -109,10 +158,18 @@ class FakeSpec(_Strict):
 class ProviderSpec(_Strict):
     """``providers.models.<type>.<alias>`` as configured, and the fake that serves it."""
 
-    kind: str = Field(description="wire kind: openai, anthropic, gemini, ollama, ...")
+    kind: ProviderKind = Field(description="client kind: the wire format the provider speaks")
     model: str | None = None
     context_window: NonNegative | None = None
     fake: FakeSpec = FakeSpec()
+
+    @model_validator(mode="after")
+    def _variant_exists(self) -> ProviderSpec:
+        variants = fake_variants(self.kind)
+        if self.fake.variant not in variants:
+            what = f"an overflow variant of the {self.kind} fake"
+            raise_if([(("fake", "variant"), unknown(self.fake.variant, variants, what))])
+        return self
 
 
 class ToolSpecModel(_Strict):
@@ -143,7 +200,7 @@ class ModelSwitch(_Strict):
 
 
 class RowSpec(_Strict):
-    role: Literal["system", "user", "assistant", "tool"]
+    role: Role
     content: str
 
 
@@ -165,9 +222,10 @@ class ConversationStep(_Strict):
             if getattr(self, k) is not None
         ]
         if len(actions) != 1:
+            found = " and ".join(actions) if actions else "none of them"
             raise ValueError(
-                "a step needs exactly one of user, switch_model, seed, clear_history, repeat;"
-                f" found {actions or 'none'}"
+                "expected a step with exactly one of user, switch_model, seed, clear_history,"
+                f" repeat, found {found}"
             )
         return self
 
@@ -193,7 +251,19 @@ class EventExpectation(_Strict):
     kinds: list[str] | None = Field(
         default=None, description="with exact: only these kinds are compared"
     )
-    items: list[dict[str, Any]]
+    items: list[dict[str, Any]] = Field(json_schema_extra=event_items_json_schema())
+
+    @field_validator("items")
+    @classmethod
+    def _known_fields(cls, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        check_event_items(items)
+        return items
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_kinds(cls, kinds: list[str] | None) -> list[str] | None:
+        check_words(kinds or (), EVENT_FIELDS, "an event kind")
+        return kinds
 
 
 class CountsSpec(_Strict):
@@ -208,6 +278,18 @@ class CountsSpec(_Strict):
     overflows: NonNegative | None = None
     events: dict[str, NonNegative] | None = Field(default=None, description="by event kind")
 
+    @field_validator("trims")
+    @classmethod
+    def _known_triggers(cls, trims: dict[str, int] | None) -> dict[str, int] | None:
+        check_words(trims or {}, TRIM_TRIGGERS, "a trim trigger", keys=True)
+        return trims
+
+    @field_validator("events")
+    @classmethod
+    def _known_kinds(cls, events: dict[str, int] | None) -> dict[str, int] | None:
+        check_words(events or {}, EVENT_FIELDS, "an event kind", keys=True)
+        return events
+
 
 class ErrorSpec(_Strict):
     type: str
@@ -215,13 +297,22 @@ class ErrorSpec(_Strict):
     message_contains: str | None = None
 
 
+_CALL_NUMBER_KEYS: dict[str, Any] = {"propertyNames": {"pattern": "^[1-9][0-9]*$"}}
+
+
 class Expectations(_Strict):
     events: EventExpectation | None = None
     counts: CountsSpec | None = None
-    requests: dict[int, list[RowSpec]] = Field(
-        default={}, description="the exact rows the provider received on call N (1-based)"
+    requests: dict[CallNumber, list[RowSpec]] = Field(
+        default={},
+        description="the exact rows the provider received on call N (1-based)",
+        json_schema_extra=_CALL_NUMBER_KEYS,
     )
-    request_roles: dict[int, list[str]] = {}
+    request_roles: dict[CallNumber, list[Role]] = Field(
+        default={},
+        description="the roles of the rows the provider received on call N (1-based)",
+        json_schema_extra=_CALL_NUMBER_KEYS,
+    )
     final_history: list[RowSpec] | None = None
     final_history_length: NonNegative | None = None
     breadcrumb_flag: bool | None = None
@@ -234,10 +325,17 @@ class Expectations(_Strict):
 
 
 class Scenario(_Strict):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    id: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9_.-]*$",
+        description="an id of lowercase letters, digits, '_', '.' and '-'",
+    )
     title: str
     description: str = ""
-    rules: list[str] = Field(min_length=1)
+    rules: list[str] = Field(
+        min_length=1,
+        description="ids of harness/scenarios/rules.py this scenario covers",
+        json_schema_extra={"items": {"type": "string", "enum": list(RULE_IDS)}},
+    )
     tags: list[str] = []
     driver: Literal["agent", "legacy", "channel"] = "agent"
     tool_mode: Literal["native", "prompt"] = "native"
@@ -250,16 +348,30 @@ class Scenario(_Strict):
     conversation: list[ConversationStep] = Field(min_length=1)
     expect: Expectations
 
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, rules: list[str]) -> list[str]:
+        check_words(rules, RULE_IDS, "a rule id of harness/scenarios/rules.py")
+        return rules
+
     @model_validator(mode="after")
-    def _routes_name_known_providers(self) -> Scenario:
-        for ref in self.providers:
-            if "." not in ref:
-                raise ValueError(f"provider reference {ref!r} must be <type>.<alias>")
-        if self.routes is not None:
-            named = [self.routes.default, *self.routes.model_routes.values()]
-            if self.routes.vision:
-                named.append(self.routes.vision)
-            unknown = [r.provider for r in named if r.provider not in self.providers]
-            if unknown:
-                raise ValueError(f"routes name unknown providers: {unknown}")
+    def _references_resolve(self) -> Scenario:
+        """Provider references are ``<type>.<alias>``; routes and switches name them."""
+        problems: list[tuple[Loc, str]] = [
+            (("providers", ref), f"expected a provider reference <type>.<alias>, found {ref!r}")
+            for ref in self.providers
+            if "." not in ref
+        ]
+        known = list(self.providers)
+        what = "a provider defined under providers"
+        for loc, route in named_routes(self.routes):
+            if route.provider not in self.providers:
+                problems.append(((*loc, "provider"), unknown(route.provider, known, what)))
+        for loc, step in all_steps(self.conversation, ("conversation",)):
+            switch = step.switch_model
+            if switch is not None and switch.provider not in self.providers:
+                loc_ = (*loc, "switch_model", "provider")
+                problems.append((loc_, unknown(switch.provider, known, what)))
+            problems += driver_problems(self.driver, step, loc)
+        raise_if(problems)
         return self

@@ -1,0 +1,82 @@
+"""``trimscope scenarios schema`` and ``trimscope scenarios index``: the generated files of
+the scenario library.
+
+Exit codes: 0 written (or, with ``--check``, up to date); 1 ``--check`` found the file
+stale; 2 a scenario file is invalid or the README lacks its markers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from harness.cli.run import DEFAULT_LIBRARY, EXIT_FAILED, EXIT_INVALID, EXIT_OK
+from harness.scenarios.library import rule_index, schema_json, with_rule_index
+from harness.scenarios.loader import ScenarioError, load_all
+
+scenarios_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Generated files of the scenario library: its JSON Schema and rule index.",
+)
+
+
+def _stale_or_write(path: Path, text: str, check: bool, console: Console) -> None:
+    current = path.read_text(encoding="utf-8") if path.exists() else None
+    if current == text:
+        console.print(f"{path} is up to date", highlight=False)
+        raise typer.Exit(EXIT_OK)
+    if check:
+        console.print(f"[bold red]{path} is stale[/]: regenerate it with trimscope scenarios")
+        raise typer.Exit(EXIT_FAILED)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    console.print(f"wrote {path}", highlight=False)
+
+
+def _invalid(error: ScenarioError, console: Console) -> typer.Exit:
+    for problem in error.problems:
+        console.print(problem, markup=False, highlight=False, soft_wrap=True)
+    console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
+    return typer.Exit(EXIT_INVALID)
+
+
+@scenarios_app.command("schema")
+def schema(
+    out: Path | None = typer.Option(
+        None, "--out", help="Write here (e.g. scenarios/schema.json) instead of stdout."
+    ),
+    check: bool = typer.Option(False, "--check", help="Only check that --out is up to date."),
+) -> None:
+    """Export the scenario format as JSON Schema (sorted keys, stable output)."""
+    text = schema_json()
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    _stale_or_write(out, text, check, Console(stderr=True))
+
+
+@scenarios_app.command("index")
+def index(
+    library: Path = typer.Argument(DEFAULT_LIBRARY, help="The scenario folder."),
+    readme: Path | None = typer.Option(
+        None, "--readme", help="The README to update (default: LIBRARY/README.md)."
+    ),
+    check: bool = typer.Option(False, "--check", help="Only check that the index is current."),
+) -> None:
+    """Write the rule -> scenario index into the README, between its markers."""
+    console = Console(stderr=True)
+    target = readme or library / "README.md"
+    try:
+        loaded = load_all([library])
+        text = target.read_text(encoding="utf-8") if target.exists() else ""
+        updated = with_rule_index(text, rule_index(loaded, target.parent), target)
+    except ScenarioError as error:
+        raise _invalid(error, console) from error
+    _stale_or_write(target, updated, check, console)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(scenarios_app, name="scenarios")

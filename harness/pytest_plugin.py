@@ -1,0 +1,163 @@
+"""pytest plugin (entry point ``pytest11``, name ``trimscope_scenarios``): scenario files
+as tests, and fixtures for tests of your own.
+
+``pytest scenarios/`` collects each scenario file as one test named by its ``id``; it runs
+the scenario against in-process fakes exactly as ``trimscope run`` does and fails with the
+same diff. A file that does not validate is a collection error that lists its
+``file:line: key.path: ...`` problems. Only YAML files that look like scenarios are
+collected: those under a folder named ``scenarios``, and those with top-level ``rules:``
+and ``conversation:`` keys, so other YAML in a repository is left alone. ``-k`` also
+matches a scenario's tags.
+
+Fixtures::
+
+    async def test_budget_trim(fake_provider, agent, event_recorder):
+        fake = fake_provider("openai", "gpt-test", script=[{"text": "ok"}])
+        bot = agent(fake, context_window=8000, runtime={"max_context_tokens": 30})
+        await bot.turn("hello")
+        assert [type(e).__name__ for e in event_recorder.events][0] == "TurnStarted"
+
+``fake_provider`` builds a ``fakes.FakeProvider`` (steps as in a scenario's fake
+``script``); ``agent`` builds a ``harness.agent.Agent`` wired to such fakes and publishing
+on ``event_bus``; ``event_recorder`` keeps every event published there, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from harness.events import EventBus
+from harness.scenarios.expect import check
+from harness.scenarios.fixtures import AgentFactory, FakeProviderFactory
+from harness.scenarios.loader import LoadedScenario, ScenarioError, duplicate_id, load_scenario
+from harness.scenarios.runner import EventRecorder, run_scenario
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
+
+SCENARIO_FOLDER = "scenarios"
+_TOP_LEVEL_RULES = re.compile(r"^rules\s*:", re.MULTILINE)
+_TOP_LEVEL_CONVERSATION = re.compile(r"^conversation\s*:", re.MULTILINE)
+_SEEN: pytest.StashKey[dict[str, LoadedScenario]] = pytest.StashKey()
+
+
+def looks_like_scenario(path: Path, rootpath: Path) -> bool:
+    """A ``.yaml``/``.yml`` file under a ``scenarios`` folder (below the rootdir), or one
+    with top-level ``rules:`` and ``conversation:`` keys."""
+    if path.suffix not in (".yaml", ".yml"):
+        return False
+    try:
+        folders = path.relative_to(rootpath).parts[:-1]
+    except ValueError:
+        folders = path.parts[:-1]
+    if SCENARIO_FOLDER in folders:
+        return True
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return bool(_TOP_LEVEL_RULES.search(text) and _TOP_LEVEL_CONVERSATION.search(text))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
+    if looks_like_scenario(file_path, parent.config.rootpath):
+        file: ScenarioFile = ScenarioFile.from_parent(parent, path=file_path)
+        return file
+    return None
+
+
+class ScenarioFile(pytest.File):
+    """One scenario file: validated at collection, one item."""
+
+    def collect(self) -> Iterator[ScenarioItem]:
+
+        shown = Path(os.path.relpath(self.path, self.config.invocation_params.dir))
+        try:
+            loaded = load_scenario(self.path, shown_as=shown)
+        except ScenarioError as error:
+            raise self.CollectError("\n".join(error.problems)) from None
+        seen = self.config.stash.setdefault(_SEEN, {})
+        first = seen.setdefault(loaded.scenario.id, loaded)
+        if first.path.resolve() != loaded.path.resolve():
+            raise self.CollectError(duplicate_id(loaded, first))
+        yield ScenarioItem.from_parent(self, name=loaded.scenario.id, loaded=loaded)
+
+
+class ScenarioFailed(AssertionError):
+    """The scenario ran; some expectations were not met (each failure a readable diff)."""
+
+    def __init__(self, loaded: LoadedScenario, failures: list[str]) -> None:
+        self.failures = failures
+        header = (
+            f"scenario {loaded.scenario.id} ({loaded.path}:{loaded.id_line}):"
+            f" {len(failures)} expectation(s) not met"
+        )
+        super().__init__("\n".join([header, *failures]))
+
+
+class ScenarioItem(pytest.Item):
+    def __init__(self, *, loaded: LoadedScenario, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.loaded = loaded
+        self.extra_keyword_matches.update(loaded.scenario.tags)
+
+    def runtest(self) -> None:
+        run = asyncio.run(run_scenario(self.loaded.scenario))
+        failures = check(run)
+        if failures:
+            raise ScenarioFailed(self.loaded, failures)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: TracebackStyle | None = None,
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, ScenarioFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.loaded.id_line - 1, f"scenario {self.loaded.scenario.id}"
+
+
+# --- fixtures for users' own tests ---------------------------------------------------
+
+
+@pytest.fixture
+def event_bus() -> EventBus:
+    """A strict bus: an observer that raises fails the test."""
+    return EventBus(strict=True)
+
+
+@pytest.fixture
+def event_recorder(event_bus: EventBus) -> EventRecorder:
+    """Every event published on ``event_bus``, in order (``.events``)."""
+    recorder = EventRecorder()
+    event_bus.subscribe(recorder)
+    return recorder
+
+
+@pytest.fixture
+def fake_provider() -> FakeProviderFactory:
+    """``fake_provider(kind="openai", model="fake-model", *, context_window=None,
+    counter="heuristic", script=(), default=None, variant="default")``."""
+    return FakeProviderFactory()
+
+
+@pytest.fixture
+def agent(event_bus: EventBus, fake_provider: FakeProviderFactory) -> Iterator[AgentFactory]:
+    """``agent(fake=None, *, context_window=None, runtime=None, routes=None,
+    system_prompt=None, tools=(), tool_mode="native", classifier="extended")``: an Agent
+    publishing on ``event_bus``; its HTTP clients are closed at teardown."""
+    factory = AgentFactory(event_bus, fake_provider)
+    try:
+        yield factory
+    finally:
+        factory.close()
