@@ -1,0 +1,121 @@
+"""The one client every probe sends through: budget admission, then a redacted record of
+what was sent and what came back.
+
+``MeteredClient`` wraps a wire client (``harness.providers.make_client``) and is itself a
+``ProviderClient``, so the recovery probe's ``Agent`` uses it unchanged. Each request
+becomes one ``Exchange``: its purpose, the estimated input, the reply's usage or the
+error's status, body excerpt and both classifier verdicts. Excerpts are redacted: the API
+key never reaches a record, whatever the endpoint echoes back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from harness.conformance.budget import Ledger, request_cost
+from harness.providers import (
+    HttpProviderClient,
+    ProviderError,
+    ProviderReply,
+    ProviderRequest,
+    classify_overflow,
+)
+
+EXCERPT_CHARS: Final = 400
+REDACTED: Final = "[redacted]"
+
+
+class Redactor:
+    """Replaces the secret wherever it appears; a run without a key redacts nothing."""
+
+    def __init__(self, secret: str | None) -> None:
+        self._secret = secret or None
+
+    def __call__(self, text: str) -> str:
+        if self._secret is None:
+            return text
+        return text.replace(self._secret, REDACTED)
+
+    def excerpt(self, text: str, limit: int = EXCERPT_CHARS) -> str:
+        cleaned = self(text)
+        return cleaned if len(cleaned) <= limit else cleaned[:limit] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request sent to the endpoint and what it answered (no headers: never the key)."""
+
+    index: int
+    purpose: str
+    estimate_tokens: int
+    streamed: bool
+    status: int | None
+    """HTTP status; ``None`` for an in-stream error or a failure below HTTP."""
+    ok: bool
+    reported_input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+    error_class: str | None = None
+    error_type: str | None = None
+    reference: bool | None = None
+    extended: bool | None = None
+    excerpt: str = ""
+
+
+class MeteredClient:
+    """``ProviderClient`` that admits each request against the ledger, then records it.
+
+    ``purpose`` is set by whoever sends (``"window"``, ``"recovery"`` ...) and stamped on
+    the exchanges that follow.
+    """
+
+    def __init__(self, inner: HttpProviderClient, ledger: Ledger, redact: Redactor) -> None:
+        self._inner = inner
+        self.ledger = ledger
+        self.redact = redact
+        self.provider_kind = inner.provider_kind
+        self.provider_name = inner.provider_name
+        self.purpose = "probe"
+        self.exchanges: list[Exchange] = []
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        cost = request_cost(request)
+        self.ledger.admit(cost)
+        try:
+            reply = await self._inner.complete(request)
+        except ProviderError as error:
+            self.exchanges.append(self._failed(request, cost, error))
+            raise
+        self.ledger.settle(cost, reply.usage.input_tokens)
+        self.exchanges.append(
+            Exchange(
+                index=len(self.exchanges),
+                purpose=self.purpose,
+                estimate_tokens=cost,
+                streamed=request.stream,
+                status=reply.status_code,
+                ok=True,
+                reported_input_tokens=reply.usage.input_tokens,
+                output_tokens=reply.usage.output_tokens,
+                finish_reason=reply.finish_reason,
+                excerpt=self.redact.excerpt(reply.text or ""),
+            )
+        )
+        return reply
+
+    def _failed(self, request: ProviderRequest, cost: int, error: ProviderError) -> Exchange:
+        verdicts = classify_overflow(error.provider, error.status, error.body)
+        return Exchange(
+            index=len(self.exchanges),
+            purpose=self.purpose,
+            estimate_tokens=cost,
+            streamed=request.stream,
+            status=error.status,
+            ok=False,
+            error_class=type(error).__name__,
+            error_type=error.error_type,
+            reference=verdicts.reference,
+            extended=verdicts.extended,
+            excerpt=self.redact.excerpt(error.body),
+        )

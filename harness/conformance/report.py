@@ -1,0 +1,145 @@
+"""The conformance report: verdicts, findings, the cost spent, and every exchange.
+
+A report is data (frozen dataclasses); ``to_json`` gives the ``--json`` document and
+``harness.conformance.render`` the table and the Markdown. Every string in it that came
+from the endpoint has been redacted (``metered.Redactor``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from harness.conformance.metered import Exchange
+from harness.conformance.recovery import RecoveryResult
+
+SCHEMA_VERSION: Final = 1
+EXIT_CONFORMS: Final = 0
+EXIT_DOES_NOT_CONFORM: Final = 1
+EXIT_UNUSABLE: Final = 2
+"""Bad options, or an endpoint that does not answer the small request at all."""
+
+
+class Verdict(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
+    NOT_APPLICABLE = "n/a"
+
+    @property
+    def acceptable(self) -> bool:
+        """``pass`` and ``n/a`` allow conformance; ``fail`` and ``inconclusive`` do not."""
+        return self in (Verdict.PASS, Verdict.NOT_APPLICABLE)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    title: str
+    verdict: Verdict
+    finding: str
+
+
+@dataclass(frozen=True, slots=True)
+class OverflowAnswer:
+    """The endpoint's answer to a request past its window."""
+
+    shape: str
+    """``http_error`` (4xx), ``http_200_error_body``, ``http_5xx``, ``in_stream_error``,
+    ``no_http_status`` (the connection failed), ``silent_truncation`` or
+    ``stream_accepted`` (a streamed request past the window was answered)."""
+    status: int | None
+    streamed: bool
+    estimate_tokens: int
+    error_class: str | None
+    reference: bool
+    extended: bool
+    excerpt: str
+
+
+@dataclass(frozen=True, slots=True)
+class PairingOutcome:
+    probe: str
+    outcome: str
+    """``rejected``, ``accepted``, ``throttled`` (429 after the retries) or ``not_sent``
+    (budget)."""
+    status: int | None = None
+    excerpt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WindowFinding:
+    declared: int | None
+    measured: int | None
+    lower_bound: int | None
+    upper_bound: int | None
+    tolerance: float
+    stopped: str
+    probes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    max_requests: int
+    max_input_tokens: int
+    requests: int
+    input_tokens: int
+    """Charged against ``max_input_tokens`` (estimates, raised to reported counts)."""
+    estimated_input_tokens: int
+    reported_input_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConformanceReport:
+    provider: str
+    base_url: str
+    model: str
+    spent: Spent
+    checks: tuple[Check, ...]
+    window: WindowFinding
+    overflow: tuple[OverflowAnswer, ...]
+    pairing: tuple[PairingOutcome, ...]
+    recovery: RecoveryResult
+    exchanges: tuple[Exchange, ...]
+
+    @property
+    def conforms(self) -> bool:
+        return all(check.verdict.acceptable for check in self.checks)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CONFORMS if self.conforms else EXIT_DOES_NOT_CONFORM
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why it does not conform: one line per failing or inconclusive check."""
+        return tuple(f"{c.title}: {c.finding}" for c in self.checks if not c.verdict.acceptable)
+
+    def check(self, name: str) -> Check:
+        for check in self.checks:
+            if check.name == name:
+                return check
+        raise KeyError(name)
+
+    def verdicts(self) -> dict[str, str]:
+        return {check.name: check.verdict.value for check in self.checks}
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "provider": self.provider,
+            "base_url": self.base_url,
+            "model": self.model,
+            "conforms": self.conforms,
+            "exit_code": self.exit_code,
+            "reasons": list(self.reasons),
+            "checks": [dataclasses.asdict(c) for c in self.checks],
+            "spent": dataclasses.asdict(self.spent),
+            "window": dataclasses.asdict(self.window),
+            "overflow": [dataclasses.asdict(o) for o in self.overflow],
+            "pairing": [dataclasses.asdict(p) for p in self.pairing],
+            "recovery": dataclasses.asdict(self.recovery),
+            "exchanges": [dataclasses.asdict(e) for e in self.exchanges],
+        }

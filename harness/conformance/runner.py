@@ -1,0 +1,255 @@
+"""One conformance run: validate the options, then probe in a fixed order and judge.
+
+Order: the small request (an endpoint that cannot answer it is unusable: exit 2), the two
+tool-pairing requests, the window search, one streamed overflow (wires that stream), the
+recovery session. Every request goes through one ``MeteredClient`` over one
+``httpx.AsyncClient``; ``transport`` is injectable for tests, the CLI passes none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import urllib.parse
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, TypeVar
+
+import httpx
+
+from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
+from harness.conformance.checks import Findings, all_checks
+from harness.conformance.metered import MeteredClient, Redactor
+from harness.conformance.probes import Prober, Sent, Sleep
+from harness.conformance.recovery import (
+    COST_FACTOR,
+    RecoveryResult,
+    affordable,
+    push_size,
+    run_recovery,
+)
+from harness.conformance.report import ConformanceReport, Spent, WindowFinding
+from harness.conformance.window import WINDOW_TOLERANCE, SearchPlan, WindowSearch, find_window
+from harness.events import Observer
+from harness.providers import (
+    CLIENT_CLASSES,
+    PROVIDER_KINDS,
+    AnthropicClient,
+    Classifier,
+    OpenAIResponsesClient,
+    make_client,
+    render_provider_error,
+)
+from harness.runtime import HarnessError
+
+REQUEST_TIMEOUT: Final = httpx.Timeout(120.0, connect=10.0)
+STREAMING_KINDS: Final = frozenset(
+    kind
+    for kind, cls in CLIENT_CLASSES.items()
+    if issubclass(cls, (AnthropicClient, OpenAIResponsesClient))
+)
+STREAM_PROBE_FACTOR: Final = 1.1
+"""Past the window by 10 %: clear of input-plus-output variants that sit right at it."""
+T = TypeVar("T")
+
+
+class ConformanceConfigError(HarnessError):
+    """An option is invalid; nothing was sent (exit 2)."""
+
+
+class EndpointUnusable(HarnessError):
+    """The endpoint did not answer the small request (exit 2): unreachable, auth, model."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConformanceOptions:
+    provider: str
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    context_window: int | None = None
+    max_requests: int | None = None
+    max_input_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Validated options, the resolved budget and the key (never printed: no ``repr``)."""
+
+    options: ConformanceOptions
+    budget: ProbeBudget
+    api_key: str | None
+
+    def __repr__(self) -> str:
+        return f"Plan(options={self.options!r}, budget={self.budget!r}, api_key=<hidden>)"
+
+
+def _positive(name: str, value: int | None) -> None:
+    if value is not None and value < 1:
+        raise ConformanceConfigError(f"{name} must be a positive integer, not {value}")
+
+
+def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -> Plan:
+    """Check every option and read the key from the named variable (only from there)."""
+    if options.provider not in PROVIDER_KINDS:
+        known = ", ".join(PROVIDER_KINDS)
+        raise ConformanceConfigError(f"unknown provider {options.provider!r}; known: {known}")
+    url = urllib.parse.urlsplit(options.base_url)
+    if url.scheme not in ("http", "https") or not url.netloc:
+        raise ConformanceConfigError(f"--base-url must be an http(s) URL, not {options.base_url!r}")
+    if not options.model.strip():
+        raise ConformanceConfigError("--model must not be empty")
+    _positive("--context-window", options.context_window)
+    _positive("--max-requests", options.max_requests)
+    _positive("--max-input-tokens", options.max_input_tokens)
+    key = None
+    if options.api_key_env is not None:
+        key = environ.get(options.api_key_env)
+        if not key:
+            raise ConformanceConfigError(f"environment variable {options.api_key_env} is not set")
+    budget = ProbeBudget.resolve(
+        options.max_requests, options.max_input_tokens, options.context_window
+    )
+    return Plan(options, budget, key)
+
+
+async def _or_none(probe: Awaitable[T]) -> T | None:
+    """A probe the budget stopped before sending counts as not sent."""
+    try:
+        return await probe
+    except BudgetExhausted:
+        return None
+
+
+def _unusable(prober: Prober, small: Sent, redact: Redactor) -> EndpointUnusable:
+    error = small.error
+    assert error is not None, "only an unanswered small request is unusable"
+    options = f"{prober.client.provider_kind} endpoint {prober.model!r}"
+    rendered = render_provider_error(error.provider, error.status, error.body)
+    return EndpointUnusable(redact(f"{options} did not answer the small request: {rendered}"))
+
+
+async def _streamed_overflow(prober: Prober, kind: str, search: WindowSearch) -> Sent | None:
+    """Wires that stream can fail inside a 200 stream: send a request clearly past the
+    window (``STREAM_PROBE_FACTOR`` times the smallest refused size) once, streamed."""
+    refused = [p.estimate for p in search.points if p.sent.error is not None]
+    if kind not in STREAMING_KINDS or not refused:
+        return None
+    size = int(min(refused) * STREAM_PROBE_FACTOR)
+    return await _or_none(prober.sized(size, purpose="overflow_streamed", stream=True))
+
+
+async def _recovery(
+    prober: Prober,
+    ledger: Ledger,
+    search: WindowSearch,
+    sleep: Sleep,
+    observers: Sequence[Observer],
+) -> RecoveryResult:
+    miss = search.not_fitting
+    if miss is None:
+        return RecoveryResult(ran=False, note="the window was not found within the budget")
+    if not affordable(ledger, push_size(miss.estimate)):
+        return RecoveryResult(ran=False, note="the budget left cannot pay for the session")
+    return await run_recovery(
+        prober.client,
+        prober.model,
+        miss.estimate,
+        sleep=sleep,
+        redact=prober.client.redact,
+        observers=observers,
+    )
+
+
+async def _probe_all(
+    prober: Prober, plan: Plan, sleep: Sleep, observers: Sequence[Observer]
+) -> Findings:
+    client, kind = prober.client, plan.options.provider
+    try:
+        small = await prober.small()
+    except BudgetExhausted as exhausted:
+        message = f"the budget cannot pay for the small request: {exhausted}"
+        raise ConformanceConfigError(message) from None
+    if small.error is not None:
+        raise _unusable(prober, small, client.redact)
+    orphan = await _or_none(prober.orphan_result())
+    unanswered = await _or_none(prober.unanswered_call())
+    streams = kind in STREAMING_KINDS
+    reserve = COST_FACTOR + (STREAM_PROBE_FACTOR if streams else 0.0)
+    search_plan = SearchPlan(reserve, plan.options.context_window)
+    search = await find_window(prober, client.ledger, small, search_plan)
+    streamed = await _streamed_overflow(prober, kind, search)
+    recovery = await _recovery(prober, client.ledger, search, sleep, observers)
+    return Findings(
+        kind=kind,
+        declared_window=plan.options.context_window,
+        small=small,
+        orphan=orphan,
+        unanswered=unanswered,
+        search=search,
+        streamed=streamed,
+        recovery=recovery,
+        exchanges=tuple(client.exchanges),
+    )
+
+
+async def run_conformance(
+    plan: Plan,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    sleep: Sleep = asyncio.sleep,
+    observers: Sequence[Observer] = (),
+) -> ConformanceReport:
+    """Probe the endpoint within ``plan.budget`` and judge it.
+
+    Raises ``EndpointUnusable`` when the small request gets no answer. ``observers`` see
+    the recovery session's events (transcripts, spans).
+    """
+    options = plan.options
+    redact = Redactor(plan.api_key)
+    async with httpx.AsyncClient(transport=transport, timeout=REQUEST_TIMEOUT) as http:
+        inner = make_client(
+            options.provider,
+            client=http,
+            base_url=options.base_url,
+            api_key=plan.api_key,
+            classifier=Classifier.EXTENDED,
+        )
+        client = MeteredClient(inner, Ledger(plan.budget), redact)
+        prober = Prober(client, options.model, sleep)
+        findings = await _probe_all(prober, plan, sleep, observers)
+    return _report(plan, findings, client, redact)
+
+
+def _report(
+    plan: Plan, findings: Findings, client: MeteredClient, redact: Redactor
+) -> ConformanceReport:
+    checks, answers, pairing = all_checks(findings, redact)
+    search, ledger = findings.search, client.ledger
+    return ConformanceReport(
+        provider=plan.options.provider,
+        base_url=redact(plan.options.base_url),
+        model=plan.options.model,
+        spent=Spent(
+            max_requests=plan.budget.max_requests,
+            max_input_tokens=plan.budget.max_input_tokens,
+            requests=ledger.requests,
+            input_tokens=ledger.input_tokens,
+            estimated_input_tokens=ledger.estimated_tokens,
+            reported_input_tokens=ledger.reported_tokens,
+        ),
+        checks=checks,
+        window=WindowFinding(
+            declared=plan.options.context_window,
+            measured=search.measured if search else None,
+            lower_bound=search.lower_bound if search else None,
+            upper_bound=search.upper_bound if search else None,
+            tolerance=WINDOW_TOLERANCE,
+            stopped=search.stopped if search else "budget",
+            probes=len(search.points) - 1 if search else 0,
+        ),
+        overflow=answers,
+        pairing=pairing,
+        recovery=findings.recovery,
+        exchanges=tuple(client.exchanges),
+    )

@@ -1,0 +1,117 @@
+"""Serve the fake a client kind talks to, run a conformance check against it, and read
+the verdicts back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from fakes import FakeProvider, FakeScript
+from fakes.pytest_plugin import FakeServerFactory, RunningFake
+from harness.conformance import ConformanceOptions, ConformanceReport, plan, run_conformance
+from harness.events import Observer
+from harness.scenarios.environment import FAKE_FOR_KIND
+
+MODEL = "conformance-model"
+KEY_ENV = "TRIMSCOPE_TEST_CONFORMANCE_KEY"
+ALL_PASS = {
+    "small_request": "pass",
+    "tool_pairing": "pass",
+    "window": "pass",
+    "overflow_recognised": "pass",
+    "overflow_shape": "pass",
+    "silent_truncation": "pass",
+    "look_alike": "pass",
+    "recovery": "pass",
+}
+
+
+@dataclass
+class Sleeps:
+    """An injected ``sleep`` that records the waits instead of waiting."""
+
+    waits: list[float] = field(default_factory=list)
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@dataclass(frozen=True)
+class Conformed:
+    report: ConformanceReport
+    running: RunningFake
+    base_url: str
+    sleeps: Sleeps
+
+    @property
+    def fake(self) -> FakeProvider:
+        return self.running.fake
+
+
+def serve(
+    servers: FakeServerFactory,
+    kind: str,
+    window: int,
+    *,
+    variant: str = "default",
+    script: FakeScript | None = None,
+    counter: str = "heuristic",
+) -> tuple[RunningFake, str]:
+    """The fake for ``kind`` on 127.0.0.1 and the base URL the kind's client expects."""
+    profile, path = FAKE_FOR_KIND[kind]
+    fake = FakeProvider(
+        profile, MODEL, context_window=window, counter=counter, script=script, variant=variant
+    )
+    running = servers.serve(fake)
+    return running, running.base_url + path
+
+
+def options(
+    kind: str,
+    base_url: str,
+    *,
+    declared: int | None,
+    api_key_env: str | None = None,
+    max_requests: int | None = None,
+    max_input_tokens: int | None = None,
+) -> ConformanceOptions:
+    return ConformanceOptions(
+        kind, base_url, MODEL, api_key_env, declared, max_requests, max_input_tokens
+    )
+
+
+async def conform(
+    servers: FakeServerFactory,
+    kind: str,
+    window: int,
+    *,
+    declared: int | Literal["real"] | None = "real",
+    variant: str = "default",
+    script: FakeScript | None = None,
+    counter: str = "heuristic",
+    max_requests: int | None = None,
+    max_input_tokens: int | None = None,
+    environ: Mapping[str, str] | None = None,
+    observers: Sequence[Observer] = (),
+) -> Conformed:
+    """Serve, then run; by default the claim is the fake's real window."""
+    running, base_url = serve(
+        servers, kind, window, variant=variant, script=script, counter=counter
+    )
+    claim = window if declared == "real" else declared
+    chosen = options(
+        kind,
+        base_url,
+        declared=claim,
+        api_key_env=KEY_ENV if environ else None,
+        max_requests=max_requests,
+        max_input_tokens=max_input_tokens,
+    )
+    sleeps = Sleeps()
+    report = await run_conformance(plan(chosen, environ or {}), sleep=sleeps, observers=observers)
+    return Conformed(report, running, base_url, sleeps)
+
+
+def failing(report: ConformanceReport) -> set[str]:
+    return {name for name, verdict in report.verdicts().items() if verdict == "fail"}

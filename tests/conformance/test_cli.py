@@ -1,0 +1,185 @@
+"""``trimscope conformance`` as a command: exit codes 0 / 1 / 2, the budget stated before
+any request, the files it writes. The last tests run the real console scripts as
+subprocesses: ``trimscope fake serve`` and ``trimscope conformance`` against it."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from fakes.pytest_plugin import FakeServerFactory
+from harness.cli import app
+from tests.conformance.support import KEY_ENV, MODEL, serve
+
+SECRET = "sk-cli-DISTINCTIVE-0b9d54e2aa71"
+STARTUP_SECONDS = 30.0
+
+
+def invoke(*args: str | Path, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(app, ["conformance", *map(str, args)], env=env)
+
+
+def test_conforming_endpoint_exits_0_and_writes_both_reports(
+    tmp_path: Path, fake_server: FakeServerFactory
+) -> None:
+    _, base_url = serve(fake_server, "openai", 2000)
+    json_path, md_path = tmp_path / "out" / "report.json", tmp_path / "report.md"
+    result = invoke(
+        "--provider", "openai", "--base-url", base_url, "--model", MODEL,
+        "--context-window", "2000", "--json", json_path, "--markdown", md_path,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("budget: at most 40 requests and 32,000 input tokens")
+    assert "openai endpoint CONFORMS" in result.stdout
+    document = json.loads(json_path.read_text(encoding="utf-8"))
+    assert (document["conforms"], document["exit_code"], document["reasons"]) == (True, 0, [])
+    assert {c["name"]: c["verdict"] for c in document["checks"]}["recovery"] == "pass"
+    assert md_path.read_text(encoding="utf-8").startswith("# Conformance: openai")
+    assert not list(tmp_path.rglob(".*.json.*"))  # no temporary file left behind
+
+
+def test_non_conforming_endpoint_exits_1_with_its_reasons(fake_server: FakeServerFactory) -> None:
+    _, base_url = serve(fake_server, "openai", 4000)
+    result = invoke(
+        "--provider", "openai", "--base-url", base_url, "--model", MODEL,
+        "--context-window", "8000",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "DOES NOT CONFORM" in result.stdout
+    assert "declared 8000" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--provider", "bedrock"], "unknown provider 'bedrock'"),
+        (["--base-url", "ftp://127.0.0.1/v1"], "--base-url must be an http(s) URL"),
+        (["--api-key-env", "TRIMSCOPE_TEST_UNSET_VARIABLE"], "TRIMSCOPE_TEST_UNSET_VARIABLE"),
+        (["--max-requests", "0"], "--max-requests"),
+        (["--context-window", "-5"], "--context-window"),
+    ],
+)
+def test_bad_options_exit_2_before_any_request(args: list[str], message: str) -> None:
+    defaults = {"--provider": "openai", "--base-url": "http://127.0.0.1:9/v1", "--model": "m"}
+    merged = {**defaults, **dict(zip(args[::2], args[1::2], strict=True))}
+    flat = [item for pair in merged.items() for item in pair]
+    result = invoke(*flat, env={"TRIMSCOPE_TEST_UNSET_VARIABLE": ""})
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_unreachable_endpoint_exits_2_naming_the_provider() -> None:
+    base_url = f"http://127.0.0.1:{_closed_port()}/v1"
+    result = invoke("--provider", "groq", "--base-url", base_url, "--model", "m")
+    assert result.exit_code == 2
+    assert "error: groq endpoint 'm' did not answer the small request: groq API error" in (
+        result.stderr
+    )
+
+
+def test_unknown_model_exits_2_with_the_status_and_body(fake_server: FakeServerFactory) -> None:
+    _, base_url = serve(fake_server, "openai", 2000)
+    result = invoke("--provider", "openai", "--base-url", base_url, "--model", "no-such-model")
+    assert result.exit_code == 2
+    assert "openai API error (404)" in result.stderr
+    assert "no-such-model" in result.stderr
+
+
+# -- the real console scripts ---------------------------------------------------------
+
+
+def _command() -> list[str]:
+    script = Path(sys.executable).with_name("trimscope")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from harness.cli import main; main()"]
+
+
+@pytest.fixture
+def fake_serve() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for process in started:
+        process.terminate()
+        process.wait(timeout=15)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _serve(started: list[subprocess.Popen[str]], *args: str) -> str:
+    """``trimscope fake serve ARGS`` in a subprocess; its printed base URL."""
+    process = subprocess.Popen(
+        [*_command(), "fake", "serve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    started.append(process)
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    stream = process.stdout
+    threading.Thread(target=lambda: lines.put(stream.readline()), daemon=True).start()
+    try:
+        return lines.get(timeout=STARTUP_SECONDS).strip()
+    except queue.Empty:
+        raise AssertionError("trimscope fake serve printed no base URL") from None
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("provider", "kind", "path", "expected"),
+    [("anthropic", "anthropic", "", 0), ("ollama", "ollama-openai", "/v1", 1)],
+)
+def test_console_script_against_fake_serve(
+    provider: str,
+    kind: str,
+    path: str,
+    expected: int,
+    tmp_path: Path,
+    fake_serve: list[subprocess.Popen[str]],
+) -> None:
+    base_url = _serve(
+        fake_serve, "--provider", provider, "--model", MODEL, "--context-window", "3000"
+    )
+    assert base_url.startswith("http://127.0.0.1:")
+    json_path, md_path = tmp_path / "report.json", tmp_path / "report.md"
+    done = subprocess.run(
+        [
+            *_command(), "conformance", "--provider", kind, "--base-url", base_url + path,
+            "--model", MODEL, "--context-window", "3000", "--api-key-env", KEY_ENV,
+            "--json", str(json_path), "--markdown", str(md_path),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, KEY_ENV: SECRET},
+        timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == expected, done.stdout + done.stderr
+    assert done.stdout.splitlines()[1].startswith("budget: at most 40 requests")
+    document = json.loads(json_path.read_text(encoding="utf-8"))
+    assert document["exit_code"] == expected
+    if expected:
+        failed = {c["name"] for c in document["checks"] if c["verdict"] == "fail"}
+        assert failed == {"overflow_recognised", "silent_truncation", "recovery"}
+    everything = done.stdout + done.stderr + json_path.read_text() + md_path.read_text()
+    assert SECRET not in everything
