@@ -444,6 +444,11 @@ def goals(report: Report, medians: dict[tuple[str, int], float], retrim: list[Re
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["load"]:  # `python -m bench load`: the load benchmark (bench/load.py)
+        from bench.load import main as load_main  # noqa: PLC0415
+
+        return load_main(given[1:])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
         "--sizes",
@@ -451,7 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="comma-separated history lengths (default: %(default)s)",
     )
     parser.add_argument("--skip-langchain", action="store_true", help="skip (a)")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(given)
     sizes = sorted(int(s) for s in args.sizes.split(","))
 
     began = time.perf_counter()

@@ -1,0 +1,296 @@
+"""``python -m bench load``: what the harness costs under load, against a baseline of this run.
+
+Everything runs against one fake-server process (uvicorn on 127.0.0.1, the built-in load
+workload: a 3000-token window where every trim trigger fires), with the same concurrency:
+
+- **baseline**: a bare httpx loop (the same client, pool and transport) that replays, per
+  session and in order, the exact request bodies a harness run sent (recorded once, first);
+- **harness**: the same sessions run by ``harness.load`` (Agent, trims, estimates, checks,
+  events), no observers;
+- **harness + observers**: the same, with the OTel observer (spans to an exporter that
+  drops them) and the Prometheus observer on a fresh registry.
+
+Each round runs the three in turn; the medians of ``ROUNDS`` rounds are compared. Every run
+uses fresh session ids, so the fake answers each run's call ``n`` of a session exactly as it
+answered the recording. Ratios: throughput (provider calls per second) and the bench
+process's CPU time per call (``resource.getrusage``). Last, the memory an idle session
+holds after 50 turns (``tracemalloc``: allocations still live once the sessions are done).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from prometheus_client import CollectorRegistry
+
+from bench.timing import table
+from harness.agent import Agent
+from harness.events import EventBus
+from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
+from harness.load.session import Samples, SessionFactory, Stopwatch, http_client
+from harness.load.template import SESSION_HEADER, write_plan
+from harness.load.transport import SLOT_HEADER, ShardedTransport
+from harness.telemetry.setup import TelemetryOptions, build_telemetry
+
+ROUNDS = 3
+SESSIONS, CONCURRENCY, TURNS = 120, 20, 6
+MEMORY_SESSIONS, MEMORY_TURNS, MEMORY_WINDOW = 20, 50, 400_000
+GOAL_OVERHEAD, GOAL_OBSERVERS = 0.15, 0.10
+RUN_LIMIT_S = 60.0  # no single run may take longer (the plan's duration cap)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    calls: int
+    seconds: float
+    cpu_s: float
+    overhead_p50_ms: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_ms_per_call(self) -> float:
+        return self.cpu_s * 1000 / self.calls if self.calls else 0.0
+
+
+class RecordingTransport(httpx.AsyncBaseTransport):
+    """Keeps every request's path, headers and body, per session, in order."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.sessions: dict[str, list[Recorded]] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+        session = request.headers.get(SESSION_HEADER, "")
+        self.sessions.setdefault(session, []).append(Recorded(request.url.path, headers, body))
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class DiscardSpans(SpanExporter):
+    """Spans are built and ended, then dropped: the observer's cost without export I/O."""
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        return SpanExportResult.SUCCESS
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def record(plan: LoadPlan) -> list[list[Recorded]]:
+    transport = RecordingTransport(ShardedTransport(plan.concurrency))
+    await run_sessions(plan, RunOptions(transport=transport, session_prefix="rec-"))
+    return list(transport.sessions.values())
+
+
+async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) -> Measured:
+    base = next(iter(plan.base_urls.values())).rstrip("/")
+    queue = iter(enumerate(sessions))
+    calls = 0
+
+    async with http_client(plan.concurrency, plan.http_timeout_s) as client:
+
+        async def worker(slot: int) -> None:
+            nonlocal calls
+            for index, requests in queue:
+                for sent in requests:
+                    headers = {**sent.headers, SESSION_HEADER: f"{prefix}{index}"}
+                    headers[SLOT_HEADER] = str(slot)
+                    response = await client.post(
+                        base + sent.path, content=sent.body, headers=headers
+                    )
+                    await response.aread()
+                    calls += 1
+
+        cpu, began = _cpu(), time.perf_counter()
+        await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
+        return Measured(calls, time.perf_counter() - began, _cpu() - cpu)
+
+
+async def harness(plan: LoadPlan, prefix: str, *, observers: bool) -> Measured:
+    telemetry = None
+    if observers:
+        telemetry = build_telemetry(
+            TelemetryOptions(span_exporters=(DiscardSpans(),), registry=CollectorRegistry())
+        )
+    try:
+        cpu, began = _cpu(), time.perf_counter()
+        summary = await run_sessions(
+            plan,
+            RunOptions(observers=telemetry.observers if telemetry else (), session_prefix=prefix),
+        )
+        elapsed, spent = time.perf_counter() - began, _cpu() - cpu
+        return Measured(summary.provider_calls, elapsed, spent, summary.overhead.p50_ms or 0.0)
+    finally:
+        if telemetry is not None:
+            telemetry.shutdown()
+
+
+async def idle_memory(base_url: str, ref: str) -> tuple[float, int, int]:
+    """Bytes still allocated per session after ``MEMORY_TURNS`` turns, rows, text bytes."""
+    template = default_template(context_window=MEMORY_WINDOW, turn_limit=MEMORY_TURNS)
+    async with http_client(MEMORY_SESSIONS, 30.0) as http:
+
+        async def session(index: int, turns: int, prefix: str) -> Agent:
+            factory = SessionFactory(
+                template, {ref: base_url}, http, EventBus(), Samples(), session_prefix=prefix
+            )
+            agent = factory.agent(index, Stopwatch(factory.samples), slot=index)
+            for turn in range(turns):
+                await agent.turn(template.user_text(index, turn))
+            return agent
+
+        # Warm-up: every pooled connection is open before tracing starts.
+        await asyncio.gather(*(session(i, 1, "warm-") for i in range(MEMORY_SESSIONS)))
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        agents = await asyncio.gather(
+            *(session(i, MEMORY_TURNS, "idle-") for i in range(MEMORY_SESSIONS))
+        )
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+    rows = sum(len(agent.history) for agent in agents) // MEMORY_SESSIONS
+    text = sum(len(str(row).encode()) for a in agents for row in a.history) // MEMORY_SESSIONS
+    return (after - before) / MEMORY_SESSIONS, rows, text
+
+
+def _median(values: Sequence[Measured], key: Callable[[Measured], float]) -> float:
+    return statistics.median(key(v) for v in values)
+
+
+async def measure(plan: LoadPlan, say: Callable[[str], None]) -> dict[str, list[Measured]]:
+    say(f"recording the request bodies of {plan.sessions} sessions (also the warm-up) ...")
+    recorded = await record(plan)
+    runs: dict[str, list[Measured]] = {"baseline": [], "harness": [], "observers": []}
+    for r in range(ROUNDS):
+        runs["baseline"].append(await baseline(plan, recorded, f"b{r}-"))
+        runs["harness"].append(await harness(plan, f"h{r}-", observers=False))
+        runs["observers"].append(await harness(plan, f"o{r}-", observers=True))
+        line = ", ".join(f"{k} {v[-1].rate:,.0f} calls/s" for k, v in runs.items())
+        say(f"round {r + 1}/{ROUNDS}: {line}")
+    return runs
+
+
+def report(
+    runs: dict[str, list[Measured]], memory: tuple[float, int, int], say: Callable[[str], None]
+) -> None:
+    rate = {k: _median(v, lambda m: m.rate) for k, v in runs.items()}
+    cpu = {k: _median(v, lambda m: m.cpu_ms_per_call) for k, v in runs.items()}
+    calls = {k: v[0].calls for k, v in runs.items()}
+    labels = {
+        "baseline": "bare httpx loop, same bodies",
+        "harness": "harness sessions",
+        "observers": "harness + OTel + Prometheus",
+    }
+    say("")
+    say(
+        table(
+            ["run (median of rounds)", "calls/run", "calls/s", "bench CPU/call"],
+            [[labels[k], f"{calls[k]:,}", f"{rate[k]:,.0f}", f"{cpu[k]:.3f} ms"] for k in runs],
+        )
+    )
+    overhead = rate["baseline"] / rate["harness"] - 1
+    observers = rate["harness"] / rate["observers"] - 1
+    cpu_overhead = cpu["harness"] / cpu["baseline"] - 1
+    cpu_observers = cpu["observers"] / cpu["harness"] - 1
+    per_session, rows, text = memory
+    agent = _median(runs["harness"], lambda m: m.overhead_p50_ms)
+    history = f"{rows} rows, {text / 1024:,.1f} KiB of text"
+    info = "(information)"
+    rows_out = [
+        ["harness overhead: baseline calls/s ÷ harness calls/s − 1", f"{overhead:+.1%}"],
+        ["observers on vs off: off calls/s ÷ on calls/s − 1", f"{observers:+.1%}"],
+        ["harness CPU per call ÷ baseline CPU per call − 1", f"{cpu_overhead:+.1%}"],
+        ["observers CPU per call, on ÷ off − 1", f"{cpu_observers:+.1%}"],
+        ["agent time per call outside HTTP (p50, trim + estimate + checks)", f"{agent:.3f} ms"],
+        [f"idle session holding a {MEMORY_TURNS}-turn history ({history})",
+         f"{per_session / 1024:,.1f} KiB"],
+    ]  # fmt: skip
+    goals = [_goal(overhead, GOAL_OVERHEAD), _goal(observers, GOAL_OBSERVERS), info, info]
+    goals += [info, info]
+    say("")
+    say("Ratios and goals")
+    say(
+        table(["measure", "value", "goal"], [[*r, g] for r, g in zip(rows_out, goals, strict=True)])
+    )
+
+
+def _goal(value: float, goal: float) -> str:
+    return f"≤ {goal:.0%}: {'met' if value <= goal else 'NOT MET'}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench load", description=__doc__)
+    parser.add_argument("--sessions", type=int, default=SESSIONS)
+    parser.add_argument("--concurrency", type=int, default=CONCURRENCY)
+    parser.add_argument("--turns", type=int, default=TURNS)
+    parser.add_argument("--latency-ms", type=int, default=0, help="the fake's answer delay")
+    args = parser.parse_args(argv)
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    began = time.perf_counter()
+    say(
+        f"trimscope bench load: Python {platform.python_version()}, {platform.system()} "
+        f"{platform.machine()}, {os.cpu_count()} CPUs; {args.sessions} sessions × {args.turns}"
+        f" turns, concurrency {args.concurrency}, fake latency {args.latency_ms} ms"
+    )
+    template = default_template(latency_ms=args.latency_ms)
+    memory_template = default_template(context_window=MEMORY_WINDOW, turn_limit=MEMORY_TURNS)
+    plan = LoadPlan(template, args.sessions, args.concurrency, args.turns, RUN_LIMIT_S)
+    ref = template.providers[0].ref
+    with tempfile.TemporaryDirectory(prefix="trimscope-bench-load-") as scratch:
+        folder = Path(scratch)
+        write_plan(plan, folder / "plan.json")
+        memory_plan = LoadPlan(memory_template, 1, 1, 1, RUN_LIMIT_S)
+        (folder / "memory").mkdir()
+        write_plan(memory_plan, folder / "memory" / "plan.json")
+        with (
+            FakeServers(folder / "plan.json", [ref], folder) as servers,
+            FakeServers(folder / "memory" / "plan.json", [ref], folder / "memory") as big,
+        ):
+            plan = plan.with_base_urls(servers.start())
+            runs = asyncio.run(measure(plan, say))
+            say(f"memory: {MEMORY_SESSIONS} sessions × {MEMORY_TURNS} turns, tracemalloc ...")
+            memory = asyncio.run(idle_memory(big.start()[ref], ref))
+    report(runs, memory, say)
+    say(f"total bench time {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""``trimscope load``: many agent sessions against real fake servers, then a summary.
+
+The fake servers are uvicorn processes on 127.0.0.1 (one per provider route), so the
+harness's CPU and the server's are measured apart. ``--locust`` runs the same sessions
+as Locust users (a master and ``--workers`` worker processes); ``--write-plan`` writes the
+plan remote Locust workers read (see the README, "Load testing").
+
+Exit codes: 0 the run finished and was summarised; 1 no session completed, or a fake server
+or Locust could not start; 2 an option or the scenario file is invalid (nothing ran).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from harness.load import (
+    FAKE_FOR_KIND,
+    LoadMetrics,
+    LoadPlan,
+    LoadSummary,
+    LocustOptions,
+    RunOptions,
+    SessionTemplate,
+    default_template,
+    render,
+    run_load,
+    run_locust,
+    write_json,
+    write_plan,
+)
+from harness.load.server import ServerStartError
+from harness.load.template import DEFAULT_WINDOW
+from harness.telemetry.setup import TelemetryOptions, build_telemetry
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+DEFAULT_TURNS = 10
+MAX_SESSIONS, MAX_CONCURRENCY, MAX_TURNS, MAX_DURATION_S = 1_000_000, 2_000, 1_000, 86_400.0
+
+
+def _invalid(console: Console, message: str) -> typer.Exit:
+    console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INVALID)
+
+
+def _template(
+    scenario: Path | None, provider: str | None, context_window: int | None, latency_ms: int
+) -> tuple[SessionTemplate, list[str]]:
+    """The session template and notes; ``ValueError`` says what is wrong."""
+    if scenario is None:
+        kind = provider or "openai"
+        window = context_window or DEFAULT_WINDOW
+        return default_template(kind, context_window=window, latency_ms=latency_ms), []
+    if provider is not None:
+        raise ValueError("--provider chooses the built-in workload; a scenario names its own")
+    # Imported here: only --scenario needs the scenario package.
+    from harness.cli.load_template import template_from_scenario  # noqa: PLC0415
+    from harness.scenarios.loader import ScenarioError, load_scenario  # noqa: PLC0415
+
+    try:
+        loaded = load_scenario(scenario)
+    except ScenarioError as error:
+        raise ValueError("\n".join(error.problems)) from error
+    return template_from_scenario(loaded.scenario, context_window=context_window)
+
+
+def _run_asyncio(
+    plan: LoadPlan, serve_metrics: int | None, quiet: bool, notes: list[str], err: Console
+) -> LoadSummary:
+    telemetry = None
+    metrics = None
+    if serve_metrics is not None:
+        telemetry = build_telemetry(TelemetryOptions(serve_metrics_port=serve_metrics))
+        if telemetry.registry is not None:
+            metrics = LoadMetrics(telemetry.registry)
+        if telemetry.metrics_server is not None:
+            err.print(f"metrics: {telemetry.metrics_server.url}", highlight=False)
+    options = RunOptions(
+        observers=telemetry.observers if telemetry else (),
+        console=None if quiet else err,
+        metrics=metrics,
+        notes=notes,
+    )
+    try:
+        return run_load(plan, options)
+    finally:
+        if telemetry is not None:
+            telemetry.shutdown()
+
+
+def load(
+    sessions: int = typer.Option(100, min=1, max=MAX_SESSIONS, help="Sessions to run."),
+    concurrency: int = typer.Option(
+        10, min=1, max=MAX_CONCURRENCY, help="Sessions at once (Locust: users)."
+    ),
+    turns: int | None = typer.Option(
+        None,
+        min=1,
+        max=MAX_TURNS,
+        help=f"Turns per session (default {DEFAULT_TURNS}, or the scenario's user turns).",
+    ),
+    scenario: Path | None = typer.Option(
+        None, "--scenario", help="Use this scenario's runtime, providers and conversation."
+    ),
+    duration: float = typer.Option(
+        300.0, min=0.5, max=MAX_DURATION_S, help="Wall-time cap in seconds; the run stops."
+    ),
+    serve_metrics: int | None = typer.Option(
+        None, "--serve-metrics", min=0, max=65535, help="Serve metrics on 127.0.0.1:PORT."
+    ),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the summary as JSON."),
+    provider: str | None = typer.Option(
+        None, help=f"Built-in workload's client kind (default openai): {', '.join(FAKE_FOR_KIND)}."
+    ),
+    context_window: int | None = typer.Option(
+        None, min=64, help=f"Declared window in tokens (built-in default {DEFAULT_WINDOW})."
+    ),
+    latency_ms: int = typer.Option(0, min=0, max=60_000, help="The fake's answer delay."),
+    locust: bool = typer.Option(False, "--locust", help="Run the sessions as Locust users."),
+    workers: int = typer.Option(2, min=1, max=64, help="Locust worker processes."),
+    processes: bool = typer.Option(
+        False, "--processes", help="Locust forks its workers (--processes N) instead."
+    ),
+    write_plan_path: Path | None = typer.Option(
+        None, "--write-plan", help="Write the Locust plan for remote workers, then exit."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
+    err = Console(stderr=True)
+    if provider is not None and provider not in FAKE_FOR_KIND:
+        raise _invalid(err, f"unknown --provider {provider!r}; known: {', '.join(FAKE_FOR_KIND)}")
+    try:
+        template, notes = _template(scenario, provider, context_window, latency_ms)
+        plan = LoadPlan(
+            template,
+            sessions=sessions,
+            concurrency=concurrency,
+            turns=turns or (len(template.user_texts) if scenario else DEFAULT_TURNS),
+            duration_s=duration,
+        )
+    except ValueError as error:
+        raise _invalid(err, str(error)) from error
+    if write_plan_path is not None:
+        write_plan(plan.per_process(workers), write_plan_path)
+        err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
+        raise typer.Exit(EXIT_OK)
+    try:
+        if locust:
+            summary = run_locust(
+                plan,
+                LocustOptions(workers=workers, processes=processes),
+                serve_metrics_port=serve_metrics,
+                notes=notes,
+            )
+        else:
+            summary = _run_asyncio(plan, serve_metrics, quiet, notes, err)
+    except ServerStartError as error:
+        err.print(f"error: {error}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_FAILED) from error
+    render(summary, Console())
+    if json_path is not None:
+        write_json(summary, json_path)
+    raise typer.Exit(EXIT_OK if summary.sessions_completed else EXIT_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("load")(load)

@@ -1,0 +1,152 @@
+"""The fake behind a load run: one ``FakeProvider`` that scripts each session on its own.
+
+A plain fake numbers calls across everything it serves, so thousands of interleaved
+sessions would share one script. ``SessionScriptedFake`` numbers calls per session (the
+``SESSION_HEADER`` every load client sends) and answers call ``n`` of a session with the
+template's step ``n``; requests without the header fall back to the global numbering.
+
+``CountingLog`` keeps counts instead of every exchange: a long run would otherwise keep
+each request body in the server's memory.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from fakes import Exchange, FakeBehaviour, FakeProvider, FakeScript, RequestLog
+from fakes.answer import Answer
+from fakes.wire.base import RequestContext, WireFormat
+from harness.load.template import SESSION_HEADER, ProviderTemplate
+
+MAX_TRACKED_SESSIONS = 1_000_000
+"""Per-session call counters kept by one fake (oldest forgotten beyond this)."""
+
+
+class CountingLog(RequestLog):
+    """A request log that counts exchanges by outcome and status and keeps none."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._count_lock = threading.Lock()
+        self.outcomes: Counter[str] = Counter()
+        self.statuses: Counter[int] = Counter()
+        self.generation_requests = 0
+        self.requests = 0
+
+    def record(self, exchange: Exchange) -> None:
+        with self._count_lock:
+            self.requests += 1
+            if exchange.call_index is not None:
+                self.generation_requests += 1
+            self.outcomes[exchange.outcome] += 1
+            self.statuses[exchange.status] += 1
+
+    def __len__(self) -> int:
+        with self._count_lock:
+            return self.requests
+
+
+class SessionScriptedFake(FakeProvider):
+    """A fake whose script runs per session (see the module docstring)."""
+
+    def __init__(
+        self,
+        provider: str,
+        model: str,
+        *,
+        context_window: int,
+        counter: str,
+        variant: str,
+        session_script: FakeScript,
+        cycle: bool,
+        latency_ms: int = 0,
+    ) -> None:
+        # The global script only delays: app.py applies its latency before the answer.
+        delay = FakeScript(default=FakeBehaviour(latency_ms=latency_ms))
+        super().__init__(
+            provider,
+            model,
+            context_window=context_window,
+            counter=counter,
+            script=delay,
+            variant=variant,
+        )
+        self.session_script = session_script
+        self.cycle = cycle
+        self._session_lock = threading.Lock()
+        self._session_calls: dict[str, int] = {}
+
+    def session_behaviour(self, session: str) -> FakeBehaviour:
+        with self._session_lock:
+            index = self._session_calls.pop(session, 0)
+            self._session_calls[session] = index + 1  # re-inserted: newest last
+            if len(self._session_calls) > MAX_TRACKED_SESSIONS:
+                del self._session_calls[next(iter(self._session_calls))]
+        return self.step(index)
+
+    def step(self, index: int) -> FakeBehaviour:
+        steps = self.session_script.steps
+        if self.cycle and steps:
+            return steps[index % len(steps)]
+        return self.session_script.behaviour_for(index)
+
+    def answer(
+        self,
+        wire: WireFormat,
+        raw: bytes,
+        ctx: RequestContext,
+        index: int,
+        behaviour: FakeBehaviour,
+    ) -> Answer:
+        session = ctx.headers.get(SESSION_HEADER)
+        scripted = self.session_behaviour(session) if session is not None else self.step(index)
+        behaviour = replace(scripted, latency_ms=behaviour.latency_ms)
+        return super().answer(wire, raw, ctx, index, behaviour)
+
+
+def build_load_fake(provider: ProviderTemplate, *, counting: bool) -> SessionScriptedFake:
+    """The fake for one provider route; ``counting`` swaps in a ``CountingLog``."""
+    fake = SessionScriptedFake(
+        provider.fake_profile,
+        provider.served_model,
+        context_window=provider.fake_window,
+        counter=provider.counter,
+        variant=provider.variant,
+        session_script=provider.script,
+        cycle=provider.cycle,
+        latency_ms=provider.latency_ms,
+    )
+    if counting:
+        fake.log = CountingLog()
+    return fake
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStats:
+    """What a fake-server process reports when it stops."""
+
+    ref: str
+    requests: int
+    generation_requests: int
+    outcomes: dict[str, int]
+    statuses: dict[str, int]
+    cpu_s: float
+    peak_rss_mb: float
+
+    @classmethod
+    def from_fake(
+        cls, ref: str, fake: FakeProvider, cpu_s: float, peak_rss_mb: float
+    ) -> ServerStats:
+        log = fake.log
+        if isinstance(log, CountingLog):
+            outcomes = dict(log.outcomes)
+            statuses = {str(k): v for k, v in log.statuses.items()}
+            total, generation = log.requests, log.generation_requests
+        else:
+            entries = log.entries()
+            outcomes = dict(Counter(e.outcome for e in entries))
+            statuses = {str(k): v for k, v in Counter(e.status for e in entries).items()}
+            total, generation = len(entries), len(log.calls())
+        return cls(ref, total, generation, outcomes, statuses, cpu_s, peak_rss_mb)

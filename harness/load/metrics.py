@@ -1,0 +1,133 @@
+"""Load-run metrics next to the harness's own, and reading a registry back into numbers.
+
+The harness's trim, budget, capacity and call metrics come from ``PrometheusObserver``
+(``harness.telemetry``). A load run adds three families of its own (names here, not in
+``telemetry/names.py``, because only load runs emit them):
+
+- ``trimscope_load_sessions_total{outcome=completed|interrupted}``;
+- ``trimscope_load_harness_overhead_seconds`` and ``trimscope_load_round_trip_seconds``
+  (histograms, per provider call: the agent's own time, the HTTP round trip);
+- ``trimscope_load_peak_rss_bytes`` (gauge; ``max`` across processes in multiprocess mode).
+
+In Locust mode every worker writes them to ``PROMETHEUS_MULTIPROC_DIR`` and the launcher
+reads the aggregate through ``MultiProcessCollector``; quantiles then come from the
+histogram buckets (``bucket_quantile``, as PromQL's ``histogram_quantile`` does).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter as Tally
+from collections.abc import Iterator, Mapping
+from typing import Final
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.samples import Sample
+
+SESSIONS: Final = "trimscope_load_sessions_total"
+OVERHEAD: Final = "trimscope_load_harness_overhead_seconds"
+ROUND_TRIP: Final = "trimscope_load_round_trip_seconds"
+PEAK_RSS: Final = "trimscope_load_peak_rss_bytes"
+
+OVERHEAD_BUCKETS: Final = (
+    0.000_05, 0.000_1, 0.000_2, 0.000_3, 0.000_5, 0.000_75, 0.001, 0.001_5, 0.002, 0.003,
+    0.005, 0.0075, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0,
+)  # fmt: skip
+ROUND_TRIP_BUCKETS: Final = (
+    0.000_5, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1,
+    0.15, 0.2, 0.3, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+)  # fmt: skip
+
+
+class LoadMetrics:
+    """The load families on an injected registry (never the global one)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.sessions = Counter(
+            SESSIONS, "Load sessions that ended, by outcome.", ["outcome"], registry=registry
+        )
+        self.overhead = Histogram(
+            OVERHEAD,
+            "Agent time per provider call outside the HTTP round trip (trim, estimate, checks).",
+            registry=registry,
+            buckets=OVERHEAD_BUCKETS,
+        )
+        self.round_trip = Histogram(
+            ROUND_TRIP,
+            "Provider client time per call: HTTP round trip with wire encoding and decoding.",
+            registry=registry,
+            buckets=ROUND_TRIP_BUCKETS,
+        )
+        self.peak_rss = Gauge(
+            PEAK_RSS,
+            "Peak resident set size of the load process.",
+            registry=registry,
+            multiprocess_mode="max",
+        )
+
+    def session_ended(self, *, completed: bool) -> None:
+        self.sessions.labels("completed" if completed else "interrupted").inc()
+
+    def call(self, ref: str, seconds: float, error: BaseException | None) -> None:
+        del ref, error  # per-call outcomes are the harness's own provider-call metric
+        self.round_trip.observe(seconds)
+
+
+# --- reading a registry ---------------------------------------------------------------------
+
+
+def samples(registry: CollectorRegistry) -> Iterator[Sample]:
+    for family in registry.collect():
+        yield from family.samples
+
+
+def total(registry: CollectorRegistry, name: str) -> float:
+    """Sum of ``name`` over every label set (counters: give the ``_total`` name)."""
+    return sum(s.value for s in samples(registry) if s.name == name)
+
+
+def by_labels(registry: CollectorRegistry, name: str, *labels: str) -> Tally[tuple[str, ...]]:
+    """Values of ``name`` summed per combination of ``labels``."""
+    found: Tally[tuple[str, ...]] = Tally()
+    for sample in samples(registry):
+        if sample.name == name:
+            key = tuple(sample.labels.get(label, "") for label in labels)
+            found[key] += int(sample.value)
+    return found
+
+
+def maximum(registry: CollectorRegistry, name: str) -> float | None:
+    values = [s.value for s in samples(registry) if s.name == name]
+    return max(values) if values else None
+
+
+def buckets(registry: CollectorRegistry, name: str) -> dict[float, float]:
+    """Cumulative bucket counts of histogram ``name``, summed over label sets."""
+    counts: dict[float, float] = {}
+    for sample in samples(registry):
+        if sample.name == f"{name}_bucket":
+            bound = float(sample.labels["le"])
+            counts[bound] = counts.get(bound, 0.0) + sample.value
+    return counts
+
+
+def bucket_quantile(q: float, cumulative: Mapping[float, float]) -> float | None:
+    """``histogram_quantile``: linear interpolation inside the bucket holding rank q·n."""
+    if not cumulative:
+        return None
+    bounds = sorted(cumulative)
+    count = cumulative[bounds[-1]]
+    if count <= 0:
+        return None
+    rank = q * count
+    lower_bound, lower_count = 0.0, 0.0
+    for bound in bounds:
+        upper = cumulative[bound]
+        if upper >= rank:
+            if math.isinf(bound):
+                return lower_bound  # the +Inf bucket: PromQL returns the highest finite bound
+            span = upper - lower_count
+            fraction = (rank - lower_count) / span if span > 0 else 1.0
+            return lower_bound + (bound - lower_bound) * fraction
+        lower_bound, lower_count = bound, upper
+    return bounds[-1]

@@ -1,0 +1,210 @@
+"""``trimscope load``: N sessions, C at a time (asyncio), against real fake servers.
+
+Bounded in count and time: ``plan.sessions`` sessions at most, and no session starts a
+turn after ``plan.duration_s``; a turn still running then gets ``STOP_GRACE_S`` more to
+finish before it is cancelled, so the run always stops by itself. Sessions share one
+``httpx.AsyncClient`` whose pool holds ``plan.concurrency`` connections, one event bus
+(the run's ``LoadTally``, then any telemetry observers) and one ``Samples`` record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import tempfile
+import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from harness.events import EventBus, Observer
+from harness.load.metrics import LoadMetrics
+from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
+from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
+from harness.load.summary import LoadSummary, Quantiles, rate, trim_rows
+from harness.load.tally import LoadTally
+from harness.load.template import LoadPlan, write_plan
+
+STOP_GRACE_S = 5.0
+"""How long turns running at the deadline may take to finish before they are cancelled."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    observers: Sequence[Observer] = ()
+    console: Console | None = None
+    """Where the progress bar goes; ``None``: no progress bar."""
+    metrics: LoadMetrics | None = None
+    transport: httpx.AsyncBaseTransport | None = None
+    """The shared client's transport (default: ``ShardedTransport(concurrency)``)."""
+    session_prefix: str = "load-"
+    """Session ids are ``<prefix><n>``; a fresh prefix restarts each session's script."""
+    notes: Sequence[str] = field(default_factory=tuple)
+
+
+@dataclass(slots=True)
+class _Progress:
+    started: int = 0
+    completed: int = 0
+    interrupted: int = 0
+
+
+class _Bar:
+    """The rich progress bar, or nothing."""
+
+    def __init__(self, console: Console | None, total: int, tally: LoadTally) -> None:
+        self._tally = tally
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        if console is not None:
+            self._progress = Progress(
+                TextColumn("[bold]sessions"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[calls]:,} calls"),
+                TimeElapsedColumn(),
+                console=console,
+                transient=False,
+            )
+            self._task = self._progress.add_task("load", total=total, calls=0)
+
+    def context(self) -> AbstractContextManager[object]:
+        return self._progress if self._progress is not None else nullcontext()
+
+    def advance(self) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, advance=1, calls=self._tally.provider_calls)
+
+
+async def run_sessions(plan: LoadPlan, options: RunOptions = RunOptions()) -> LoadSummary:
+    """Run ``plan`` against the servers named in ``plan.base_urls``; the summary."""
+    tally = LoadTally()
+    bus = EventBus()
+    for observer in (tally, *options.observers):
+        bus.subscribe(observer)
+    samples = Samples()
+    metrics = options.metrics
+    counts = _Progress()
+    bar = _Bar(options.console, plan.sessions, tally)
+    async with http_client(plan.concurrency, plan.http_timeout_s, options.transport) as http:
+        factory = SessionFactory(
+            plan.template,
+            plan.base_urls,
+            http,
+            bus,
+            samples,
+            on_call=metrics.call if metrics else None,
+            on_overhead=metrics.overhead.observe if metrics else None,
+            session_prefix=options.session_prefix,
+        )
+        cpu_before = cpu_seconds()
+        began = time.monotonic()
+        deadline = began + plan.duration_s
+        indices = itertools.count()
+
+        def ended(outcome: SessionOutcome | None) -> None:
+            done = outcome is not None and outcome.completed
+            counts.completed += done
+            counts.interrupted += not done
+            if metrics is not None:
+                metrics.session_ended(completed=done)
+            bar.advance()
+
+        async def worker(slot: int) -> None:
+            while (index := next(indices)) < plan.sessions and time.monotonic() < deadline:
+                counts.started += 1
+                outcome: SessionOutcome | None = None
+                try:
+                    outcome = await factory.run(index, plan.turns, deadline, slot=slot)
+                finally:
+                    ended(outcome)
+
+        with bar.context():
+            workers = [asyncio.create_task(worker(slot)) for slot in range(plan.concurrency)]
+            _, pending = await asyncio.wait(workers, timeout=plan.duration_s + STOP_GRACE_S)
+            for task in pending:
+                task.cancel()
+            results = await asyncio.gather(*workers, return_exceptions=True)
+        elapsed = time.monotonic() - began
+        cpu = cpu_seconds() - cpu_before
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+            raise result
+    if metrics is not None:
+        metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
+    return _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+
+
+def _summary(
+    plan: LoadPlan,
+    tally: LoadTally,
+    samples: Samples,
+    counts: _Progress,
+    elapsed: float,
+    cpu: float,
+    notes: Sequence[str],
+) -> LoadSummary:
+    everyone_ran = counts.completed == plan.sessions
+    trims_total = sum(tally.trims.values())
+    started = counts.started
+    return LoadSummary(
+        mode="asyncio",
+        template=plan.template.name,
+        provider_kinds=sorted({p.kind for p in plan.template.providers}),
+        sessions_requested=plan.sessions,
+        concurrency=plan.concurrency,
+        turns=plan.turns,
+        duration_limit_s=plan.duration_s,
+        stopped_by="count" if everyone_ran else "duration",
+        elapsed_s=round(elapsed, 4),
+        sessions_started=started,
+        sessions_completed=counts.completed,
+        sessions_interrupted=counts.interrupted,
+        sessions_per_s=rate(counts.completed, elapsed),
+        provider_calls=tally.provider_calls,
+        provider_calls_per_s=rate(tally.provider_calls, elapsed),
+        calls_by_outcome=dict(tally.calls),
+        turns_by_outcome=dict(tally.turns),
+        turn_errors=dict(tally.turn_errors),
+        trims=trim_rows(tally.trims, started),
+        trims_total=trims_total,
+        trims_per_session=round(trims_total / started, 4) if started else 0.0,
+        recoveries=dict(tally.recoveries),
+        overflows_detected=tally.overflows,
+        capacity_refusals=tally.capacity_refusals,
+        tool_calls=tally.tool_calls,
+        overhead=Quantiles.of(samples.overhead),
+        round_trip=Quantiles.of(samples.round_trip),
+        peak_rss_mb=round(peak_rss_mb(), 1),
+        harness_cpu_s=round(cpu, 3),
+        notes=list(notes),
+    )
+
+
+def run_load(
+    plan: LoadPlan, options: RunOptions = RunOptions(), workdir: Path | None = None
+) -> LoadSummary:
+    """Start a fake-server process per provider route, run the sessions, stop the servers;
+    the summary carries the servers' own counts, CPU and memory."""
+    with tempfile.TemporaryDirectory(prefix="trimscope-load-") as scratch:
+        folder = workdir or Path(scratch)
+        plan_file = folder / "plan.json"
+        write_plan(plan, plan_file)
+        refs = [p.ref for p in plan.template.providers]
+        with FakeServers(plan_file, refs, folder) as servers:
+            urls = servers.start()
+            summary = asyncio.run(run_sessions(plan.with_base_urls(urls), options))
+            stats = servers.stop()
+    return replace(summary, servers=stats)

@@ -1,0 +1,203 @@
+"""The summary of a load run: a frozen record, its terminal tables and its JSON file.
+
+Rates divide by the run's wall time (``elapsed_s``, from the first session's start to the
+last session's end). Per-session figures divide by the sessions that started. The JSON
+file (``--json FILE``) is ``dataclasses.asdict`` of the record, written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.load.fake import ServerStats
+from harness.load.tally import percentile
+
+
+@dataclass(frozen=True, slots=True)
+class Quantiles:
+    """Milliseconds. ``approximate``: interpolated from histogram buckets (Locust mode)."""
+
+    samples: int
+    p50_ms: float | None
+    p95_ms: float | None
+    mean_ms: float | None = None
+    approximate: bool = False
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Quantiles:
+        if not seconds:
+            return cls(0, None, None, None)
+        p50, p95 = percentile(seconds, 0.5), percentile(seconds, 0.95)
+        return cls(
+            len(seconds),
+            _ms(p50),
+            _ms(p95),
+            _ms(sum(seconds) / len(seconds)),
+        )
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 4)
+
+
+@dataclass(frozen=True, slots=True)
+class TrimRow:
+    reason: str
+    trigger: str
+    count: int
+    per_session: float
+
+
+@dataclass(frozen=True, slots=True)
+class LoadSummary:
+    mode: str  # "asyncio" or "locust"
+    template: str
+    provider_kinds: list[str]
+    sessions_requested: int
+    concurrency: int
+    turns: int
+    duration_limit_s: float
+    stopped_by: str  # "count": every session ran; "duration": the time cap stopped it
+    elapsed_s: float
+    sessions_started: int
+    sessions_completed: int
+    sessions_interrupted: int
+    sessions_per_s: float
+    provider_calls: int
+    provider_calls_per_s: float
+    calls_by_outcome: dict[str, int]
+    turns_by_outcome: dict[str, int]
+    turn_errors: dict[str, int]
+    trims: list[TrimRow]
+    trims_total: int
+    trims_per_session: float
+    recoveries: dict[str, int]
+    overflows_detected: int
+    capacity_refusals: int
+    tool_calls: int
+    overhead: Quantiles
+    round_trip: Quantiles
+    peak_rss_mb: float
+    harness_cpu_s: float | None
+    servers: list[ServerStats] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    locust_requests: list[dict[str, object]] = field(default_factory=list)
+    """Locust mode: Locust's own request table (type, name, requests, failures, p50, p95)."""
+
+
+def trim_rows(trims: Mapping[tuple[str, str], int], sessions: int) -> list[TrimRow]:
+    return [
+        TrimRow(reason, trigger, count, round(count / sessions, 4) if sessions else 0.0)
+        for (reason, trigger), count in sorted(trims.items())
+    ]
+
+
+def rate(count: int, seconds: float) -> float:
+    return round(count / seconds, 3) if seconds > 0 else 0.0
+
+
+def write_json(summary: LoadSummary, path: Path) -> None:
+    """Write ``summary`` to ``path`` atomically (a temporary file in the folder, renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(asdict(summary), out, indent=2, sort_keys=False)
+            out.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _fmt(value: float | None, unit: str = "") -> str:
+    return "-" if value is None else f"{value:,.3f}{unit}"
+
+
+def _counts(values: Mapping[str, int]) -> str:
+    return ", ".join(f"{k}: {v:,}" for k, v in sorted(values.items())) or "none"
+
+
+_LOCUST_KEYS = ("type", "name", "requests", "failures", "p50_ms", "p95_ms")
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return "-" if value is None else str(value)
+
+
+def render(summary: LoadSummary, console: Console) -> None:
+    """The summary as two terminal tables (run, trims) and the fake servers' line."""
+    s = summary
+    approx = "≈ " if s.overhead.approximate else ""
+    table = Table(title=f"trimscope load ({s.mode}, {s.template})", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    rows = [
+        ("stopped by", f"{s.stopped_by} after {s.elapsed_s:,.2f} s"),
+        (
+            "sessions",
+            f"{s.sessions_completed:,} completed, {s.sessions_interrupted:,} interrupted"
+            f" of {s.sessions_requested:,} (concurrency {s.concurrency}, {s.turns} turns)",
+        ),
+        ("sessions/s", f"{s.sessions_per_s:,.2f}"),
+        ("provider calls", f"{s.provider_calls:,} ({_counts(s.calls_by_outcome)})"),
+        ("provider calls/s", f"{s.provider_calls_per_s:,.1f}"),
+        ("turns", _counts(s.turns_by_outcome)),
+        ("turn errors", _counts(s.turn_errors)),
+        ("trims per session", f"{s.trims_per_session:,.3f} ({s.trims_total:,} trims)"),
+        ("recoveries", _counts(s.recoveries)),
+        ("overflows detected", f"{s.overflows_detected:,}"),
+        ("capacity refusals", f"{s.capacity_refusals:,}"),
+        (
+            "harness overhead/call",
+            f"{approx}p50 {_fmt(s.overhead.p50_ms, ' ms')}, p95 {_fmt(s.overhead.p95_ms, ' ms')}"
+            f" ({s.overhead.samples:,} calls)",
+        ),
+        (
+            "HTTP round trip/call",
+            f"{approx}p50 {_fmt(s.round_trip.p50_ms, ' ms')},"
+            f" p95 {_fmt(s.round_trip.p95_ms, ' ms')}",
+        ),
+        ("peak memory (RSS)", f"{s.peak_rss_mb:,.1f} MiB"),
+        ("harness CPU", _fmt(s.harness_cpu_s, " s")),
+    ]
+    for server in s.servers:
+        rows.append(
+            (
+                f"fake {server.ref}",
+                f"{server.generation_requests:,} requests ({_counts(server.outcomes)}),"
+                f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB",
+            )
+        )
+    for what, value in rows:
+        table.add_row(what, value)
+    console.print(table)
+    trims = Table(title="trims by reason and trigger")
+    for column in ("reason", "trigger", "trims", "per session"):
+        trims.add_column(column, justify="left" if column in ("reason", "trigger") else "right")
+    for row in s.trims:
+        trims.add_row(row.reason, row.trigger, f"{row.count:,}", f"{row.per_session:,.3f}")
+    if not s.trims:
+        trims.add_row("(none)", "", "0", "0")
+    console.print(trims)
+    if s.locust_requests:
+        requests = Table(title="Locust requests")
+        for column in ("type", "name", "requests", "failures", "p50 ms", "p95 ms"):
+            requests.add_column(column, justify="left" if column in ("type", "name") else "right")
+        for entry in s.locust_requests:
+            requests.add_row(*(_cell(entry.get(key)) for key in _LOCUST_KEYS))
+        console.print(requests)
+    for note in s.notes:
+        console.print(f"note: {note}", highlight=False)

@@ -1,0 +1,103 @@
+"""HTTP plumbing of a load run: a sharded connection pool, and a synchronous bridge.
+
+``ShardedTransport``: the run's one ``httpx.AsyncClient`` keeps ``concurrency``
+connections, split into pools of at most ``SHARD_CONNECTIONS``. httpcore's pool scans every
+connection, and for each one every other one, on each request it queues and each it
+releases (``_assign_requests_to_connections``); with 50 connections that cost more CPU per
+call than the agent itself, so a load run would have measured httpcore. Each session sends
+its worker slot in ``SLOT_HEADER``; slot ``s`` uses pool ``s % pools``, so no pool ever has
+more requests in flight than connections.
+
+``InlineSyncTransport`` and ``drive``: for Locust's gevent workers. The agent is async, but
+an asyncio event loop cannot run in several greenlets of one thread. The bridge sends each
+request through a *synchronous* httpx transport (whose sockets gevent has patched, so a
+blocking read yields to the other greenlets) and returns without ever suspending, so
+``drive`` runs a whole agent turn as a plain call, with no event loop at all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Coroutine
+from typing import Any, Final, TypeVar
+
+import httpx
+
+SLOT_HEADER: Final = "x-trimscope-load-slot"
+SHARD_CONNECTIONS: Final = 8
+
+T = TypeVar("T")
+
+
+class ShardedTransport(httpx.AsyncBaseTransport):
+    """``connections`` connections as pools of at most ``per_pool`` (see the docstring)."""
+
+    def __init__(self, connections: int, per_pool: int = SHARD_CONNECTIONS) -> None:
+        count = max(1, math.ceil(connections / per_pool))
+        size = max(1, math.ceil(connections / count))
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+        self._pools = [httpx.AsyncHTTPTransport(limits=limits) for _ in range(count)]
+
+    @property
+    def pools(self) -> int:
+        return len(self._pools)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            slot = int(request.headers.get(SLOT_HEADER, "0"))
+        except ValueError:
+            slot = 0
+        return await self._pools[slot % len(self._pools)].handle_async_request(request)
+
+    async def aclose(self) -> None:
+        for pool in self._pools:
+            await pool.aclose()
+
+
+class InlineSyncTransport(httpx.AsyncBaseTransport):
+    """An async transport that does its I/O synchronously, without suspending."""
+
+    def __init__(self, transport: httpx.BaseTransport) -> None:
+        self._transport = transport
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        sync_request = httpx.Request(
+            request.method,
+            request.url,
+            headers=request.headers,
+            content=body,
+            extensions=request.extensions,
+        )
+        response = self._transport.handle_request(sync_request)
+        try:
+            stream = response.stream
+            if not isinstance(stream, httpx.SyncByteStream):
+                raise TypeError("a synchronous transport returned an asynchronous stream")
+            raw = b"".join(stream)  # still encoded: the async client decodes it
+        finally:
+            response.close()
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=httpx.ByteStream(raw),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        self._transport.close()
+
+
+class SuspendedError(RuntimeError):
+    """A driven coroutine awaited something that needs an event loop."""
+
+
+def drive(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (its I/O is synchronous) to completion."""
+    try:
+        awaited = coroutine.send(None)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    coroutine.close()
+    raise SuspendedError(f"the coroutine awaited {awaited!r}; drive() runs no event loop")

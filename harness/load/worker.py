@@ -1,0 +1,174 @@
+"""One Locust worker process's share of a load run (the locustfile's harness half).
+
+Nothing here imports Locust or gevent: the locustfile does, and hands this module plain
+callables. The plan comes from the file named by ``PLAN_ENV``. Each worker process runs at
+most ``plan.sessions_per_process`` sessions (then its users stop and it quits, which ends
+the test once every worker has quit), and none past ``plan.duration_s``.
+
+Metrics: with ``PROMETHEUS_MULTIPROC_DIR`` set (the launcher sets it, and wipes the folder
+first), the harness's ``PrometheusObserver`` and the load families of ``LoadMetrics`` write
+to that folder, and the launcher aggregates every worker through ``MultiProcessCollector``.
+
+A plan without ``base_urls`` (remote workers, see the README) makes each worker process
+start its own fake servers on its own loopback interface and stop them when it quits.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+import httpx
+from prometheus_client import CollectorRegistry
+
+from harness.events import EventBus
+from harness.load.metrics import LoadMetrics
+from harness.load.server import FakeServers, peak_rss_mb
+from harness.load.session import CallHook, Samples, SessionFactory, TurnHook
+from harness.load.tally import LoadTally
+from harness.load.template import LoadPlan, read_plan, write_plan
+from harness.load.transport import InlineSyncTransport, drive
+from harness.telemetry import PrometheusObserver, multiprocess_enabled
+
+PLAN_ENV: Final = "TRIMSCOPE_LOAD_PLAN"
+
+
+async def blocking_sleep(seconds: float) -> None:
+    """The agent's rate-limit wait in a worker: ``time.sleep``, which gevent has patched,
+    so it yields to the other users instead of needing an event loop."""
+    time.sleep(seconds)
+
+
+class WorkerState:
+    """The sessions, bus and metrics one worker process shares between its users."""
+
+    def __init__(self, plan: LoadPlan, *, workdir: Path | None = None) -> None:
+        self._servers: FakeServers | None = None
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        if not plan.base_urls:
+            plan = plan.with_base_urls(self._start_servers(plan, workdir))
+        self.plan = plan
+        self.budget = plan.sessions_per_process or plan.sessions
+        self.deadline = time.monotonic() + plan.duration_s
+        self.tally = LoadTally()
+        self.bus = EventBus()
+        self.bus.subscribe(self.tally)
+        self.metrics: LoadMetrics | None = None
+        if multiprocess_enabled():
+            registry = CollectorRegistry()
+            self.bus.subscribe(PrometheusObserver(registry, multiprocess=True))
+            self.metrics = LoadMetrics(registry)
+        self.samples = Samples()
+        self.prefix = f"load-{os.getpid()}-"
+        self._lock = threading.Lock()
+        self._claimed = 0
+        self._running = 0
+        self._announced = False
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> WorkerState:
+        env = os.environ if environ is None else environ
+        path = env.get(PLAN_ENV)
+        if not path:
+            raise RuntimeError(f"set {PLAN_ENV} to a plan file (trimscope load --write-plan)")
+        return cls(read_plan(Path(path)))
+
+    def _start_servers(self, plan: LoadPlan, workdir: Path | None) -> Mapping[str, str]:
+        if workdir is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="trimscope-load-worker-")
+            workdir = Path(self._scratch.name)
+        plan_file = workdir / "plan.json"
+        write_plan(plan, plan_file)
+        self._servers = FakeServers(plan_file, [p.ref for p in plan.template.providers], workdir)
+        return self._servers.start()
+
+    def factory(
+        self, http: httpx.AsyncClient, on_call: CallHook | None, on_turn: TurnHook | None
+    ) -> SessionFactory:
+        """A session factory for one user, on that user's own client."""
+        metrics = self.metrics
+
+        def call(ref: str, seconds: float, error: BaseException | None) -> None:
+            if metrics is not None:
+                metrics.call(ref, seconds, error)
+            if on_call is not None:
+                on_call(ref, seconds, error)
+
+        return SessionFactory(
+            self.plan.template,
+            self.plan.base_urls,
+            http,
+            self.bus,
+            self.samples,
+            sleep=blocking_sleep,
+            on_call=call,
+            on_turn=on_turn,
+            on_overhead=metrics.overhead.observe if metrics else None,
+            session_prefix=self.prefix,
+        )
+
+    def user_client(self) -> httpx.AsyncClient:
+        """One connection per user: a user has one request in flight at a time."""
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        sync = httpx.HTTPTransport(limits=limits)
+        return httpx.AsyncClient(
+            transport=InlineSyncTransport(sync),
+            timeout=httpx.Timeout(self.plan.http_timeout_s),
+            trust_env=False,
+        )
+
+    def claim(self) -> int | None:
+        """The next session for a user, or ``None``: the budget or the time is used up."""
+        with self._lock:
+            if self._claimed >= self.budget or time.monotonic() >= self.deadline:
+                return None
+            self._claimed += 1
+            self._running += 1
+            return self._claimed - 1
+
+    def run(self, factory: SessionFactory, index: int) -> bool:
+        """Run one claimed session to its end; ``True`` when it ran every turn."""
+        completed = False
+        try:
+            completed = drive(factory.run(index, self.plan.turns, self.deadline)).completed
+        finally:
+            with self._lock:
+                self._running -= 1
+            if self.metrics is not None:
+                self.metrics.session_ended(completed=completed)
+                self.metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
+        return completed
+
+    def finished(self) -> bool:
+        """Nothing left to claim and nothing running: this worker may quit."""
+        with self._lock:
+            exhausted = self._claimed >= self.budget or time.monotonic() >= self.deadline
+            return exhausted and self._running == 0
+
+    @property
+    def claimed(self) -> int:
+        with self._lock:
+            return self._claimed
+
+    def announce_done(self) -> bool:
+        """``True`` the first time only: the worker tells the master it is done once."""
+        with self._lock:
+            first, self._announced = not self._announced, True
+            return first
+
+    def close(self) -> None:
+        if self._servers is not None:
+            self._servers.stop()
+            self._servers = None
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+
+
+def close_client(http: httpx.AsyncClient) -> None:
+    drive(http.aclose())

@@ -1,0 +1,144 @@
+"""The pieces of ``harness.load``: timing, quantiles, the synchronous bridge, the plan file,
+the per-session fake, and the architecture's import rules."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client import CollectorRegistry
+
+import harness.load
+from harness.load import (
+    FAKE_FOR_KIND,
+    LoadMetrics,
+    LoadPlan,
+    Stopwatch,
+    build_load_fake,
+    default_template,
+    read_plan,
+    write_plan,
+)
+from harness.load.metrics import OVERHEAD, bucket_quantile, buckets
+from harness.load.session import Samples
+from harness.load.tally import percentile
+from harness.load.transport import InlineSyncTransport, SuspendedError, drive
+from harness.scenarios.environment import FAKE_FOR_KIND as SCENARIO_FAKE_FOR_KIND
+
+LOAD = Path(harness.load.__file__).parent
+
+
+def _clock(*readings: float) -> Iterator[float]:
+    yield from readings
+
+
+def test_overhead_is_agent_time_between_calls_plus_the_turn_tail() -> None:
+    readings = _clock(0.0, 10.0, 10.5, 15.5, 16.0, 26.0, 26.25)
+    samples = Samples()
+    watch = Stopwatch(samples, clock=lambda: next(readings))  # reads 0.0 at creation
+    watch.turn_started()  # 10.0
+    watch.call_started()  # 10.5: 0.5 before the first call
+    watch.call_finished()  # 15.5: a 5 s round trip
+    watch.call_started()  # 16.0: 0.5 between the calls
+    watch.call_finished()  # 26.0
+    watch.turn_finished()  # 26.25: the tail goes to the last call
+    assert list(samples.overhead) == [0.5, 0.75]
+    assert list(samples.round_trip) == [5.0, 10.0]
+
+
+def test_percentile_interpolates_between_ranks() -> None:
+    assert percentile([], 0.5) is None
+    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
+    assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
+    assert percentile([1.0, 2.0], 0.95) == pytest.approx(1.95)
+
+
+def test_bucket_quantile_follows_histogram_quantile() -> None:
+    registry = CollectorRegistry()
+    metrics = LoadMetrics(registry)
+    for value in (0.0004, 0.0004, 0.0009, 0.0009):
+        metrics.overhead.observe(value)
+    cumulative = buckets(registry, OVERHEAD)
+    # two in (0.0003, 0.0005], two in (0.00075, 0.001]: the median is the first bucket's top
+    assert bucket_quantile(0.5, cumulative) == pytest.approx(0.0005)
+    assert bucket_quantile(1.0, cumulative) == pytest.approx(0.001)
+    assert bucket_quantile(0.5, {}) is None
+
+
+def test_drive_runs_a_coroutine_that_never_suspends() -> None:
+    async def answer() -> int:
+        return 42
+
+    assert drive(answer()) == 42
+
+
+def test_drive_refuses_a_coroutine_that_needs_an_event_loop() -> None:
+    async def sleeps() -> None:
+        await asyncio.sleep(0)
+
+    with pytest.raises(SuspendedError):
+        drive(sleeps())
+
+
+def test_inline_sync_transport_answers_an_async_client_without_a_loop() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"echo": request.content.decode()})
+
+    sync = httpx.MockTransport(handler)
+    client = httpx.AsyncClient(transport=InlineSyncTransport(sync))
+    response = drive(client.post("http://fake.test/x", content=b"hello"))
+    assert response.json() == {"echo": "hello"}
+    drive(client.aclose())
+
+
+def test_a_plan_survives_its_json_file(tmp_path: Path) -> None:
+    plan = LoadPlan(default_template("anthropic"), 7, 3, 4, 12.5).per_process(2)
+    write_plan(plan, tmp_path / "plan.json")
+    assert read_plan(tmp_path / "plan.json") == plan
+    assert plan.sessions_per_process == 4
+
+
+def test_the_load_fake_numbers_calls_per_session() -> None:
+    fake = build_load_fake(default_template().providers[0], counting=True)
+    first = [fake.session_behaviour("a") for _ in range(3)]
+    assert fake.session_behaviour("b") == first[0]  # b starts its own script
+    assert first[0].reply.tool_calls
+    assert not first[1].reply.tool_calls  # the cycle: tool call, answer, tool call
+    assert first[2] == first[0]
+
+
+def test_the_kind_table_matches_the_scenario_environment() -> None:
+    assert dict(FAKE_FOR_KIND) == dict(SCENARIO_FAKE_FOR_KIND)
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(LOAD.glob("*.py")), ids=lambda p: p.name)
+def test_load_imports_what_the_architecture_allows(path: Path) -> None:
+    """``harness.load`` may use agent, fakes and telemetry (and what they stand on), never
+    scenarios or the CLI; only the locustfile imports Locust or gevent."""
+    for name in _imports(path):
+        root = name.split(".")[0]
+        if path.name != "locustfile.py":
+            assert root not in {"locust", "gevent"}, f"{path.name} imports {name}"
+        assert not name.startswith(("harness.scenarios", "harness.cli")), (
+            f"{path.name} imports {name}"
+        )
+
+
+def test_the_public_surface_is_listed_and_importable() -> None:
+    assert sorted(harness.load.__all__) == sorted(set(harness.load.__all__))
+    for name in harness.load.__all__:
+        assert hasattr(harness.load, name), name
