@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the system programs the integration tests need, when they are missing:
 #   prometheus, promtool  (Debian package `prometheus`): the real-Prometheus dashboard tests.
+#   chromium              (Debian package `chromium`): the report's headless-browser test.
 #
 # Idempotent and quiet: does nothing when the programs are already there. Installs only from
 # the configured Debian mirror, with apt-get, and only as root. Otherwise it explains what
@@ -9,19 +10,23 @@
 set -euo pipefail
 
 missing=()
-for program in prometheus promtool; do
-    command -v "$program" >/dev/null 2>&1 || missing+=("$program")
+packages=()
+for entry in prometheus:prometheus promtool:prometheus chromium:chromium; do
+    program="${entry%%:*}" package="${entry#*:}"
+    command -v "$program" >/dev/null 2>&1 && continue
+    missing+=("$program")
+    [[ " ${packages[*]} " == *" $package "* ]] || packages+=("$package")
 done
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 explain() {
-    echo "ensure-system-deps: missing ${missing[*]} (Debian package 'prometheus'): $1" >&2
-    echo "ensure-system-deps: the real-Prometheus tests will skip (and fail under CI=true)." >&2
+    echo "ensure-system-deps: missing ${missing[*]} (Debian packages: ${packages[*]}): $1" >&2
+    echo "ensure-system-deps: the tests that need them will skip (and fail under CI=true)." >&2
     exit 0
 }
 
-command -v apt-get >/dev/null 2>&1 || explain "no apt-get here; install Prometheus 2.x by hand"
-[ "$(id -u)" -eq 0 ] || explain "not root; run: sudo apt-get install --no-install-recommends prometheus"
+command -v apt-get >/dev/null 2>&1 || explain "no apt-get here; install ${packages[*]} by hand (Prometheus 2.x)"
+[ "$(id -u)" -eq 0 ] || explain "not root; run: sudo apt-get install --no-install-recommends ${packages[*]}"
 
 policy=/usr/sbin/policy-rc.d
 if [ ! -e "$policy" ]; then
@@ -31,13 +36,13 @@ if [ ! -e "$policy" ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-echo "ensure-system-deps: installing Debian's prometheus (for ${missing[*]})" >&2
+echo "ensure-system-deps: installing Debian's ${packages[*]} (for ${missing[*]})" >&2
 apt-get update -qq >/dev/null
-apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 
 for program in "${missing[@]}"; do
     command -v "$program" >/dev/null 2>&1 || {
-        echo "ensure-system-deps: '$program' still missing after installing prometheus" >&2
+        echo "ensure-system-deps: '$program' still missing after installing ${packages[*]}" >&2
         exit 1
     }
 done

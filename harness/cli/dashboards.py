@@ -1,4 +1,5 @@
-"""``trimscope dashboards build``: write the Grafana dashboard JSON that is committed."""
+"""``trimscope dashboards build``: write the Grafana dashboard JSON and the Prometheus alerting
+rules that are committed."""
 
 from __future__ import annotations
 
@@ -8,30 +9,40 @@ from typing import Annotated
 import typer
 
 DEFAULT_OUT = Path("dashboards/json")
+DEFAULT_ALERTS = Path("dashboards/alerts.yml")
 
 
 def register(app: typer.Typer) -> None:
-    group = typer.Typer(no_args_is_help=True, help="Grafana dashboards as code.")
+    group = typer.Typer(
+        no_args_is_help=True, help="Grafana dashboards and Prometheus alerts as code."
+    )
 
     @group.command("build")
     def build(
         out: Annotated[
             Path, typer.Option("--out", help="Directory to write the JSON into.")
         ] = DEFAULT_OUT,
+        alerts: Annotated[
+            Path, typer.Option("--alerts", help="Prometheus rule file to write.")
+        ] = DEFAULT_ALERTS,
         check: Annotated[
-            bool, typer.Option("--check", help="Write nothing; exit 1 if --out is stale.")
+            bool,
+            typer.Option("--check", help="Write nothing; exit 1 if --out or --alerts is stale."),
         ] = False,
     ) -> None:
-        """Render every dashboard to OUT/<uid>.json (sorted keys, deterministic)."""
+        """Render every dashboard to OUT/<uid>.json (sorted keys, deterministic) and the
+        alerting rules to ALERTS."""
         # Imported here so that other commands do not pay for loading the Grafana SDK.
-        from dashboards import stale, write_all  # noqa: PLC0415
+        from dashboards import alerts_stale, stale, write_alerts, write_all  # noqa: PLC0415
 
         if check:
-            outdated = stale(out)
-            for name in outdated:
-                typer.echo(f"stale: {out / name}", err=True)
+            outdated = [out / name for name in stale(out)]
+            if alerts_stale(alerts):
+                outdated.append(alerts)
+            for path in outdated:
+                typer.echo(f"stale: {path}", err=True)
             raise typer.Exit(1 if outdated else 0)
-        for path in write_all(out):
+        for path in [*write_all(out), write_alerts(alerts)]:
             typer.echo(str(path))
 
     app.add_typer(group, name="dashboards")

@@ -6,6 +6,7 @@ option is invalid (nothing was run).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -14,9 +15,10 @@ from rich.console import Console
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import run_suite, select
-from harness.telemetry.setup import TelemetryOptions, build_telemetry
+from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+PIPED_WIDTH = 150
 DEFAULT_LIBRARY = Path("scenarios")
 
 PATHS = typer.Argument(None, help="Scenario files or folders (default: scenarios/).")
@@ -28,7 +30,7 @@ def _load(paths: list[Path] | None, console: Console) -> list[LoadedScenario]:
         return load_all(targets)
     except ScenarioError as error:
         for problem in error.problems:
-            console.print(problem, markup=False, highlight=False)
+            console.print(problem, markup=False, highlight=False, soft_wrap=True)
         console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
         raise typer.Exit(EXIT_INVALID) from error
 
@@ -56,6 +58,13 @@ def register(app: typer.Typer) -> None:
         metrics_out: Path | None = typer.Option(
             None, "--metrics-out", help="Write a Prometheus textfile at the end."
         ),
+        hold_metrics: float = typer.Option(
+            0.0,
+            "--hold-metrics",
+            min=0.0,
+            max=MAX_HOLD_METRICS_S,
+            help="With --serve-metrics: keep serving SECONDS after the run (Ctrl-C stops).",
+        ),
         otlp: bool = typer.Option(False, "--otlp", help="Export spans by OTLP/HTTP (OTEL_*)."),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
@@ -64,16 +73,22 @@ def register(app: typer.Typer) -> None:
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
             raise typer.Exit(EXIT_INVALID)
+        if hold_metrics > 0 and serve_metrics is None:
+            err.print("[bold red]--hold-metrics needs --serve-metrics[/]")
+            raise typer.Exit(EXIT_INVALID)
         telemetry = build_telemetry(
             TelemetryOptions(
                 otel_jsonl=otel_jsonl,
                 otlp=otlp,
                 serve_metrics_port=serve_metrics,
                 metrics_out=metrics_out,
+                hold_metrics_s=hold_metrics,
             )
         )
         if telemetry.metrics_server is not None:
             err.print(f"metrics: {telemetry.metrics_server.url}")
+            if hold_metrics > 0:
+                err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
         outcomes: list[Outcome] = []
 
         def progress(outcome: Outcome) -> None:
@@ -92,11 +107,13 @@ def register(app: typer.Typer) -> None:
                 transcript_dir=transcript,
                 progress=progress,
             )
+            telemetry.hold()  # --hold-metrics: only after a run that completed
         finally:
             telemetry.shutdown()
             if junit_xml is not None:
                 write_junit(junit_xml, outcomes)
-        console = Console()
+        # Piped output (CI logs, files) gets room for whole scenario ids in the table.
+        console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
         print_failures(console, outcomes)
         console.print(summary_table(outcomes))
         failed = sum(not o.passed for o in outcomes)

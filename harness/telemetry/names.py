@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from harness.runtime.budget import WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 
 # --- instrumentation scope ------------------------------------------------------------------
@@ -110,6 +111,8 @@ ATTR_USER_TEXT_BYTES: Final = "trimscope.turn.user_text_bytes"
 ATTR_CALL_ID: Final = "trimscope.call.id"
 ATTR_CALL_OUTCOME: Final = "trimscope.call.outcome"
 ATTR_ITERATION: Final = "trimscope.call.iteration"
+ATTR_ATTEMPT: Final = "trimscope.call.attempt"
+"""Set on the inference spans of a retried dispatch (rate limits): 1, 2, ... per attempt."""
 ATTR_PROVIDER_KIND: Final = "trimscope.provider.kind"
 ATTR_PROVIDER: Final = "trimscope.provider"
 ATTR_MODEL: Final = "trimscope.model"
@@ -178,10 +181,15 @@ TRIM_REASON_LABELS: Final[dict[str, str]] = {
 }
 """The reference's reason strings mapped to short label values; any other reason is ``other``."""
 
+WINDOW_SOURCE_COMPATIBILITY: Final = WindowSource.COMPATIBILITY_FALLBACK.value
+"""``window_source`` of a budget decided on the compatibility window (unknown capacity)."""
+
 RECOVERY_OUTCOMES: Final = frozenset(
     {"retrying", "context_floor_exceeds_budget", "only_one_turn_left"}
 )
 RECOVERY_RETRYING: Final = "retrying"
+CALL_RATE_LIMITED: Final = "rate_limited"
+"""``ProviderCallFinished.outcome`` of an attempt the loop may retry under the same call id."""
 
 
 def trim_reason_label(reason: str) -> str:

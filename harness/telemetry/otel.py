@@ -5,7 +5,11 @@ Spans, per session (all children of the turn's agent span):
 - ``invoke_agent {agent}`` (INTERNAL) from ``TurnStarted`` to ``TurnFinished``;
 - ``{operation} {model}`` (CLIENT), the inference span, from ``ProviderCallStarted`` to
   ``ProviderCallFinished``, with ``gen_ai.conversation.compacted=true`` when the request
-  used a trimmed history and ``error.type`` (the provider's code, else ``_OTHER``) on failure;
+  used a trimmed history and ``error.type`` (the provider's code, else ``_OTHER``) on failure.
+  A dispatch the loop retries after a rate limit has one start and one finish per attempt:
+  each further attempt gets a span of its own (same name and request attributes, starting
+  where the previous attempt ended, ``trimscope.call.attempt`` = 1, 2, ...), so a retry that
+  succeeds is not reported with the first attempt's error;
 - ``execute_tool {name}`` (INTERNAL) from ``ToolCallStarted`` to ``ToolCallFinished``.
 
 Decision events become span events, placed by causality: an overflow, its recovery and a
@@ -69,7 +73,10 @@ _FOLLOW_UP_TRIGGERS = frozenset({TrimTrigger.REACTIVE, TrimTrigger.REPORTED_USAG
 class _Call:
     call_id: str
     span: Span
+    name: str
+    attributes: Attributes
     end_ns: int | None = None  # set at ProviderCallFinished; the span ends when superseded
+    attempt: int = 1
 
 
 @dataclass(slots=True)
@@ -186,20 +193,18 @@ class OtelObserver:
     def _call_started(self, event: ProviderCallStarted) -> None:
         state = self._state(event.session_id)
         self._close_call(state)
-        span = self._start(
-            n.inference_span_name(self._operation, event.model),
-            event,
-            SpanKind.CLIENT,
-            call_start_attributes(event, self._operation),
-            parent=state.agent,
-        )
-        state.call = _Call(event.call_id, span)
+        name = n.inference_span_name(self._operation, event.model)
+        attributes = call_start_attributes(event, self._operation)
+        span = self._start(name, event, SpanKind.CLIENT, attributes, parent=state.agent)
+        state.call = _Call(event.call_id, span, name, attributes)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
         state = self._state(event.session_id)
         call = state.call
         if call is None or call.call_id != event.call_id:
             return  # a finish without its start: nothing to attach it to
+        if call.end_ns is not None:  # a further attempt of the same dispatch
+            call = state.call = self._next_attempt(call, event, state.agent)
         call.span.set_attributes(call_finish_attributes(event))
         if event.outcome != "ok":
             error = event.error_type or n.ERROR_TYPE_OTHER
@@ -207,6 +212,25 @@ class OtelObserver:
             call.span.set_status(Status(StatusCode.ERROR, error))
         end = self._ns(event.at)
         call.end_ns = end if end is not None else time.time_ns()
+
+    def _next_attempt(
+        self, previous: _Call, event: ProviderCallFinished, parent: Span | None
+    ) -> _Call:
+        """End the previous attempt's span; the new one starts where it ended."""
+        if previous.attempt == 1:
+            previous.span.set_attribute(n.ATTR_ATTEMPT, 1)
+        previous.span.end(end_time=previous.end_ns)
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        attempt = previous.attempt + 1
+        span = self._tracer.start_span(
+            previous.name,
+            context=context,
+            kind=SpanKind.CLIENT,
+            attributes={**previous.attributes, n.ATTR_ATTEMPT: attempt},
+            start_time=previous.end_ns,
+        )
+        self._remember(event.session_id, span)
+        return _Call(previous.call_id, span, previous.name, previous.attributes, attempt=attempt)
 
     def _tool_started(self, event: ToolCallStarted) -> None:
         state = self._state(event.session_id)

@@ -14,7 +14,11 @@ Two metrics need more than one event:
   ``CapacityChecked``. One observation per call, never a sum over a turn.
 - an overflow is counted once its recovery is settled, with ``recovered``: ``true`` when
   the session's next provider call succeeds; ``false`` when recovery gives up, the retry is
-  refused or fails, or the turn ends first.
+  refused or fails (a rate-limited attempt does not settle: the loop may try it again), or
+  the turn ends first. The turn's end is its ``TurnFinished`` or, for
+  drivers that emit no turn events (legacy, channel), the first event of another turn of
+  the session; ``close`` settles what is still pending (``false``: the run ended first), so
+  every ``OverflowDetected`` is counted exactly once.
 
 Counters and histograms carry a ``trace_id`` exemplar when ``trace_ids`` (the OTel
 observer's ``trace_id_of``, subscribed before this one) knows the span; exemplars show only
@@ -64,6 +68,7 @@ class _OpenCall:
 @dataclass(frozen=True, slots=True)
 class _Overflow:
     call_id: str
+    turn_id: str | None
     provider: str
     error_type: str
 
@@ -90,7 +95,14 @@ class PrometheusObserver:
 
     def on_event(self, event: Event) -> None:
         with self._lock:
+            self._settle_earlier_turn(event)
             self._dispatch(event)
+
+    def close(self) -> None:
+        """Count the overflows still pending as not recovered (the run ended first)."""
+        with self._lock:
+            for session in list(self._overflows):
+                self._settle_session(session, None, recovered=False)
 
     def _dispatch(self, event: Event) -> None:
         match event:
@@ -166,7 +178,8 @@ class PrometheusObserver:
     def _call_finished(self, event: ProviderCallFinished) -> None:
         route = (event.provider, _label(event.model))
         ok = event.outcome == "ok"
-        self._settle(event, recovered=ok)
+        if event.outcome != n.CALL_RATE_LIMITED:  # a rate-limited attempt may be retried
+            self._settle(event, recovered=ok)
         self._inc(self.metrics.counter(n.PROVIDER_CALLS), event, *route, event.outcome)
         error = n.NO_ERROR if ok else (event.error_type or n.ERROR_TYPE_OTHER)
         gen_ai = (n.OPERATION_CHAT, event.provider, _label(event.model))
@@ -206,7 +219,7 @@ class PrometheusObserver:
             n.bool_label(event.extended_verdict),
         )
         pending = self._overflows.setdefault(event.session_id, [])
-        pending.append(_Overflow(event.call_id, event.provider, error))
+        pending.append(_Overflow(event.call_id, event.turn_id, event.provider, error))
 
     def _recovery(self, event: RecoveryAttempted) -> None:
         outcome = event.outcome if event.outcome in n.RECOVERY_OUTCOMES else n.OTHER
@@ -224,10 +237,21 @@ class PrometheusObserver:
 
     def _settle(self, event: Event, *, recovered: bool) -> None:
         """Count the session's overflows whose fate ``event`` settled."""
-        for overflow in self._overflows.pop(event.session_id, ()):
-            counter = self.metrics.counter(n.OVERFLOWS)
-            self._inc(
-                counter, event, overflow.provider, overflow.error_type, n.bool_label(recovered)
+        self._settle_session(event.session_id, event, recovered=recovered)
+
+    def _settle_earlier_turn(self, event: Event) -> None:
+        """An event of another turn: the pending overflows' turn ended without recovering
+        (drivers without ``TurnFinished``)."""
+        pending = self._overflows.get(event.session_id)
+        if pending and pending[-1].turn_id != event.turn_id:
+            self._settle(event, recovered=False)
+
+    def _settle_session(self, session_id: str, event: Event | None, *, recovered: bool) -> None:
+        counter = self.metrics.counter(n.OVERFLOWS)
+        exemplar = self._exemplar(event) if event is not None else None
+        for overflow in self._overflows.pop(session_id, ()):
+            counter.labels(overflow.provider, overflow.error_type, n.bool_label(recovered)).inc(
+                1, exemplar
             )
 
     def _utilization(self, event: Event, route: tuple[str, str], tokens: int, window: int) -> None:

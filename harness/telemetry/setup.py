@@ -10,7 +10,9 @@ providers, registries or servers, and nothing here touches the global ones.
   ``OTEL_SERVICE_NAME`` / ``OTEL_RESOURCE_ATTRIBUTES`` and the sampler ``OTEL_TRACES_SAMPLER``.
 - metrics: built when ``registry``, ``serve_metrics_port`` or ``metrics_out`` is set (a
   fresh registry when none is given); ``--serve-metrics`` binds 127.0.0.1 only;
-  ``--metrics-out`` is written at shutdown.
+  ``--metrics-out`` is written at shutdown; ``--hold-metrics SECONDS``: ``Telemetry.hold``,
+  called after a completed run, keeps the server up that long (so a scraper sees the final
+  values), at most an hour; Ctrl-C ends it early. An interrupted run does not hold.
 - transcript: JSON lines per event, flushed per line.
 
 Observer order matters: the OTel observer runs first so the Prometheus observer can attach
@@ -19,10 +21,12 @@ the trace id of the span that recorded each event as an exemplar.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import OTELResourceDetector, Resource
@@ -42,6 +46,9 @@ from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver
 from harness.telemetry.transcript import TranscriptWriter
 
+MAX_HOLD_METRICS_S: Final = 3600.0
+"""The longest ``hold_metrics_s`` accepted: holding is for a scrape or two, not a service."""
+
 
 @dataclass(frozen=True, slots=True)
 class TelemetryOptions:
@@ -51,6 +58,7 @@ class TelemetryOptions:
     registry: CollectorRegistry | None = None
     serve_metrics_port: int | None = None
     metrics_out: Path | None = None
+    hold_metrics_s: float = 0.0
     transcript: Path | None = None
     multiprocess: bool = False
     clock_to_ns: Callable[[float], int] | None = None
@@ -70,6 +78,16 @@ class Telemetry:
     otel: OtelObserver | None = None
     prometheus: PrometheusObserver | None = None
     transcript: TranscriptWriter | None = None
+    hold_metrics_s: float = 0.0
+
+    def hold(self) -> None:
+        """After a completed run: count what is still pending, then keep serving for
+        ``hold_metrics_s`` (Ctrl-C ends the wait early). Nothing without a server."""
+        if self.metrics_server is None or self.hold_metrics_s <= 0:
+            return
+        if self.prometheus is not None:
+            self.prometheus.close()
+        hold_metrics(self.hold_metrics_s)
 
 
 def build_resource() -> Resource:
@@ -95,8 +113,11 @@ def build_tracer_provider(options: TelemetryOptions) -> TracerProvider | None:
 
 def build_telemetry(options: TelemetryOptions) -> Telemetry:
     """Observers for ``options`` (OTel, then Prometheus, then transcript) and their shutdown."""
+    _check_hold(options)
     steps: list[Callable[[], None]] = []
-    telemetry = Telemetry(observers=(), shutdown=_once(steps))
+    telemetry = Telemetry(
+        observers=(), shutdown=_once(steps), hold_metrics_s=options.hold_metrics_s
+    )
     observers: list[Observer] = []
     provider = build_tracer_provider(options)
     if provider is not None:
@@ -135,12 +156,28 @@ def _add_metrics(
         registry, trace_ids=trace_ids, multiprocess=options.multiprocess
     )
     observers.append(telemetry.prometheus)
+    steps.append(telemetry.prometheus.close)  # settles pending overflows before any export
     if options.metrics_out is not None:
         out = options.metrics_out
         steps.append(lambda: write_metrics(registry, out))
     if options.serve_metrics_port is not None:
         telemetry.metrics_server = serve_metrics(registry, options.serve_metrics_port)
         steps.append(telemetry.metrics_server.close)
+
+
+def _check_hold(options: TelemetryOptions) -> None:
+    hold = options.hold_metrics_s
+    if not 0 <= hold <= MAX_HOLD_METRICS_S:
+        raise ValueError(f"hold_metrics_s must be within 0..{MAX_HOLD_METRICS_S:g}, not {hold}")
+    if hold > 0 and options.serve_metrics_port is None:
+        raise ValueError("hold_metrics_s needs serve_metrics_port: there is nothing to hold")
+
+
+def hold_metrics(seconds: float) -> None:
+    """Wait ``seconds`` while the metrics server (its own thread) keeps serving; Ctrl-C
+    (SIGINT) ends the wait early and shutdown goes on."""
+    with contextlib.suppress(KeyboardInterrupt):
+        threading.Event().wait(seconds)
 
 
 def _once(steps: list[Callable[[], None]]) -> Callable[[], None]:

@@ -17,16 +17,25 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 from typer.testing import CliRunner
 
-from dashboards import DASHBOARDS, DEFAULT_OUT, render_all, stale, substitute
+from dashboards import (
+    DASHBOARDS,
+    DEFAULT_ALERTS,
+    DEFAULT_OUT,
+    render_alerts,
+    render_all,
+    stale,
+    substitute,
+)
 from harness.cli import app
 from harness.telemetry import PrometheusObserver
 from harness.telemetry import names as n
-from tests.dashboards.conftest import ROOT, all_queries
+from tests.dashboards.conftest import ROOT, alert_rules, all_queries
 from tests.telemetry.scripted import scripted_session
 
 SCHEMAS_ENV = "TRIMSCOPE_GRAFANA_SCHEMAS"
 SCHEMAS = Path(os.environ.get(SCHEMAS_ENV, ROOT.parent / "shared" / "schemas" / "grafana"))
 QUERIES = all_queries()
+ALERT_RULES = alert_rules()
 
 
 def test_committed_json_is_what_the_builders_make() -> None:
@@ -36,19 +45,21 @@ def test_committed_json_is_what_the_builders_make() -> None:
 
 def test_the_cli_writes_the_committed_files(tmp_path: Path) -> None:
     runner = CliRunner()
-    result = runner.invoke(app, ["dashboards", "build", "--out", str(tmp_path)])
+    rules = tmp_path / "alerts.yml"
+    build = ["dashboards", "build", "--out", str(tmp_path), "--alerts", str(rules)]
+    result = runner.invoke(app, build)
     assert result.exit_code == 0, result.output
     for name, text in render_all().items():
         assert (tmp_path / name).read_text() == text == (DEFAULT_OUT / name).read_text()
-    assert (
-        runner.invoke(app, ["dashboards", "build", "--check", "--out", str(tmp_path)]).exit_code
-        == 0
-    )
+    assert rules.read_text() == render_alerts() == DEFAULT_ALERTS.read_text()
+    assert runner.invoke(app, [*build, "--check"]).exit_code == 0
+    rules.write_text("groups: []\n")
+    stale_rules = runner.invoke(app, [*build, "--check"])
+    assert stale_rules.exit_code == 1
+    assert "alerts.yml" in stale_rules.output
+    rules.write_text(render_alerts())
     (tmp_path / next(iter(DASHBOARDS))).write_text("{}\n")
-    assert (
-        runner.invoke(app, ["dashboards", "build", "--check", "--out", str(tmp_path)]).exit_code
-        == 1
-    )
+    assert runner.invoke(app, [*build, "--check"]).exit_code == 1
 
 
 def _schema_registry() -> Registry:
@@ -114,6 +125,10 @@ def _queried() -> set[str]:
     return set().union(*(_metric_names(q.expr) for q in QUERIES))
 
 
+def _alerted() -> set[str]:
+    return set().union(*(_metric_names(rule.expr) for rule in ALERT_RULES))
+
+
 def _declared() -> set[str]:
     names: set[str] = set()
     for spec in n.METRICS:
@@ -133,13 +148,17 @@ def _exposed() -> set[str]:
     return {s.name for f in text_string_to_metric_families(text) for s in f.samples}
 
 
-def test_every_queried_metric_is_declared_in_names() -> None:
-    assert _queried()
-    assert _queried() - _declared() == set()
+@pytest.mark.parametrize("source", ["dashboards", "alerts"])
+def test_every_queried_metric_is_declared_in_names(source: str) -> None:
+    queried = _queried() if source == "dashboards" else _alerted()
+    assert queried
+    assert queried - _declared() == set()
 
 
-def test_every_queried_metric_is_exposed_by_the_observer() -> None:
-    assert _queried() - _exposed() == set()
+@pytest.mark.parametrize("source", ["dashboards", "alerts"])
+def test_every_queried_metric_is_exposed_by_the_observer(source: str) -> None:
+    queried = _queried() if source == "dashboards" else _alerted()
+    assert queried - _exposed() == set()
 
 
 def test_panel_ids_are_unique_and_targets_have_ref_ids(boards: dict[str, Any]) -> None:

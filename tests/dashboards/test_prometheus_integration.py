@@ -1,7 +1,16 @@
-"""A real Prometheus scrapes a trimscope metrics endpoint; every dashboard query returns data.
+"""A real Prometheus scrapes a real trimscope process; every dashboard query returns data.
 
-Needs Debian's ``prometheus`` package (``scripts/ensure-system-deps.sh`` installs it). Without
-the binaries the tests skip, except under CI (``CI=true``), where they fail: CI must run them.
+Prometheus (2.x, Debian's ``prometheus`` package, installed by ``scripts/ensure-system-deps.sh``)
+starts on 127.0.0.1 with a temporary config that scrapes, every 250 ms, the port a
+``trimscope run scenarios/ -k '^telemetry-every-metric$' --serve-metrics PORT
+--hold-metrics S --otel-jsonl FILE`` subprocess then serves. That scenario runs the same
+cycle twice with provider latency, so every series exists before it grows again and rates,
+ratios and quantiles have something to show. Once Prometheus holds the run's final values,
+every dashboard query (macros substituted) goes through the HTTP API and must return data
+that is not only NaN; ``promtool check metrics`` on the process's exposition must print
+nothing. Last, SIGINT ends the hold and the process exits 0 (its scenario passed).
+
+Without the binaries the tests skip, except under CI (``CI=true``), where they fail.
 """
 
 from __future__ import annotations
@@ -9,46 +18,38 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from prometheus_client import CollectorRegistry, generate_latest
 
-from dashboards import PanelQuery, substitute
-from harness.telemetry import OtelObserver, PrometheusObserver, serve_metrics
+from dashboards import ALERTS, PanelQuery, substitute
+from dashboards.alerts import Alert
 from harness.telemetry import names as n
-from tests.dashboards.conftest import all_queries
-from tests.telemetry.scripted import scripted_session
+from tests.dashboards.conftest import ROOT, all_queries, require_program
 
 pytestmark = pytest.mark.integration
 
 JOB = "trimscope"
-DEADLINE_S = 30.0
+SCENARIO = "telemetry-every-metric"
+SCRAPE_INTERVAL = "250ms"
+HOLD_S = 300
+"""Upper bound only: the fixture ends the hold with SIGINT when the tests are done."""
+DEADLINE_S = 60.0
 QUERIES = all_queries()
 VARIABLES = {"job": JOB, "provider": ".*"}
-
-
-def _binary(name: str) -> str:
-    found = shutil.which(name)
-    if found:
-        return found
-    message = (
-        f"`{name}` not found: install Debian's `prometheus` package "
-        "(scripts/ensure-system-deps.sh does it when run as root)"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{message}; CI must run the real-Prometheus tests")
-    pytest.skip(message)
+TRIMS_PER_RUN = 10
+TURNS_PER_RUN = 12
+"""What ``scenarios/telemetry-every-metric.yaml`` expects (its ``counts``)."""
 
 
 def _free_port() -> int:
@@ -62,10 +63,15 @@ def _get(url: str) -> Any:
         return json.loads(response.read())
 
 
+def _tail(path: Path, chars: int = 3000) -> str:
+    return path.read_text(errors="replace")[-chars:] if path.exists() else "(no log)"
+
+
 @dataclass
 class Prometheus:
     base: str
-    log: Path
+    logs: list[Path] = field(default_factory=list)
+    """Prometheus's own log, then those of the process it scrapes (shown on a timeout)."""
 
     def query(self, expr: str) -> list[dict[str, Any]]:
         url = f"{self.base}/api/v1/query?{urllib.parse.urlencode({'query': expr})}"
@@ -78,30 +84,42 @@ class Prometheus:
         result = self.query(expr)
         return float(result[0]["value"][1]) if result else float("nan")
 
+    def report(self) -> str:
+        return "\n".join(f"--- {path.name}:\n{_tail(path)}" for path in self.logs)
+
     def wait_for(self, what: str, check: Callable[[], bool]) -> None:
         deadline = time.monotonic() + DEADLINE_S
         while time.monotonic() < deadline:
             try:
                 if check():
                     return
-            except (OSError, AssertionError, IndexError):
+            except (OSError, AssertionError, IndexError, KeyError):
                 pass
             time.sleep(0.25)
-        pytest.fail(
-            f"timed out waiting for {what}; prometheus log:\n{self.log.read_text()[-3000:]}"
-        )
+        pytest.fail(f"timed out after {DEADLINE_S:g}s waiting for {what}\n{self.report()}")
+
+
+@dataclass
+class Live:
+    """Prometheus and the trimscope process it scrapes."""
+
+    prom: Prometheus
+    trimscope: subprocess.Popen[bytes]
+    out: Path
+    err: Path
+    metrics_url: str
 
 
 def _config(path: Path, target_port: int) -> Path:
     path.write_text(
-        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-        f"scrape_configs:\n  - job_name: {JOB}\n    scrape_interval: 1s\n"
+        f"global:\n  scrape_interval: {SCRAPE_INTERVAL}\n  evaluation_interval: 1s\n"
+        f"scrape_configs:\n  - job_name: {JOB}\n    scrape_interval: {SCRAPE_INTERVAL}\n"
         f"    static_configs:\n      - targets: ['127.0.0.1:{target_port}']\n"
     )
     return path
 
 
-def _start(
+def _start_prometheus(
     binary: str, workdir: Path, target_port: int
 ) -> tuple[subprocess.Popen[bytes], Prometheus]:
     port = _free_port()
@@ -116,57 +134,90 @@ def _start(
     ]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    return process, Prometheus(f"http://127.0.0.1:{port}", log)
+    return process, Prometheus(f"http://127.0.0.1:{port}", [log])
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
+def _trimscope_command() -> list[str]:
+    """The installed console script next to this interpreter, else the same entry point."""
+    script = Path(sys.executable).with_name("trimscope")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "from harness.cli import main; main()"]
+
+
+def _start_trimscope(workdir: Path, port: int) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    out, err = workdir / "trimscope.out", workdir / "trimscope.err"
+    command = [
+        *_trimscope_command(),
+        "run",
+        "scenarios/",
+        "-k",
+        f"^{SCENARIO}$",
+        "--serve-metrics",
+        str(port),
+        "--hold-metrics",
+        str(HOLD_S),
+        "--otel-jsonl",
+        str(workdir / "spans.jsonl"),
+    ]
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=stdout, stderr=stderr)
+    return process, out, err
+
+
+def _stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(sig)
     try:
-        process.wait(timeout=10)
+        process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
-def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]:
-    """Prometheus scraping a metrics endpoint fed with two scripted sessions, one before and
-    one after the first scrapes (so rates are not zero)."""
-    binary = _binary("prometheus")
-    registry = CollectorRegistry()
-    otel = OtelObserver(TracerProvider())
-    observers = (otel, PrometheusObserver(registry, trace_ids=otel.trace_id_of))
-
-    def feed(session: str) -> None:
-        for event in scripted_session(session):
-            for observer in observers:
-                observer.on_event(event)
-
-    feed("s1")
-    server = serve_metrics(registry, 0)
-    process, prom = _start(binary, tmp_path_factory.mktemp("prometheus"), server.port)
-    total = f'sum({n.TRIMS.name}{{job="{JOB}"}})'
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    binary = require_program("prometheus")
+    workdir = tmp_path_factory.mktemp("prometheus")
+    target_port = _free_port()
+    prometheus, prom = _start_prometheus(binary, workdir, target_port)
+    selector = f'{{job="{JOB}"}}'
+    trimscope: subprocess.Popen[bytes] | None = None
     try:
-        prom.wait_for("the first scrape", lambda: prom.scalar(total) == 5)
-        feed("s2")
-        prom.wait_for("the second session", lambda: prom.scalar(total) == 10)
-        samples = f'min(count_over_time({n.TRIMS.name}{{job="{JOB}"}}[1m]))'
-        prom.wait_for("three scrapes of every series", lambda: prom.scalar(samples) >= 3)
-        yield prom
+        # A first scrape of the (not yet listening) target: the scrape loop runs.
+        prom.wait_for("Prometheus's first scrape", lambda: bool(prom.query(f"up{selector}")))
+        trimscope, out, err = _start_trimscope(workdir, target_port)
+        prom.logs += [err, out]
+        process = trimscope
+
+        def finished() -> bool:
+            if process.poll() is not None:
+                pytest.fail(f"trimscope exited early ({process.returncode})\n{prom.report()}")
+            trims = prom.scalar(f"sum({n.TRIMS.name}{selector})")
+            turns = prom.scalar(f"sum({n.TURNS.name}{selector})")
+            return (trims, turns) == (TRIMS_PER_RUN, TURNS_PER_RUN)
+
+        prom.wait_for("the run's final values", finished)
+        samples = f"min(count_over_time({n.TRIMS.name}{selector}[1m]))"
+        prom.wait_for("three scrapes of every trims series", lambda: prom.scalar(samples) >= 3)
+        yield Live(prom, process, out, err, f"http://127.0.0.1:{target_port}/metrics")
     finally:
-        _stop(process)
-        server.close()
+        if trimscope is not None:
+            _stop(trimscope, signal.SIGINT)
+        _stop(prometheus)
 
 
-def test_trims_by_reason_have_the_expected_values(prometheus: Prometheus) -> None:
-    result = prometheus.query(f'sum by (reason) ({n.TRIMS.name}{{job="{JOB}"}})')
+def test_trims_by_reason_have_the_expected_values(live: Live) -> None:
+    result = live.prom.query(f'sum by (reason) ({n.TRIMS.name}{{job="{JOB}"}})')
     by_reason = {r["metric"]["reason"]: float(r["value"][1]) for r in result}
     assert by_reason == {"token_budget": 6.0, "turn_limit": 4.0}
 
 
-def test_the_trims_panel_shows_a_positive_rate(prometheus: Prometheus) -> None:
+def test_the_trims_panel_shows_a_positive_rate_for_every_trigger(live: Live) -> None:
     (panel,) = [q for q in QUERIES if q.panel == "History trims / s by reason and trigger"]
-    result = prometheus.query(substitute(panel.expr, VARIABLES))
+    result = live.prom.query(substitute(panel.expr, VARIABLES))
     rates = {(r["metric"]["reason"], r["metric"]["trigger"]): float(r["value"][1]) for r in result}
     assert set(rates) == {
         ("token_budget", "proactive"),
@@ -174,37 +225,56 @@ def test_the_trims_panel_shows_a_positive_rate(prometheus: Prometheus) -> None:
         ("token_budget", "reactive"),
         ("turn_limit", "turn_limit"),
     }
-    assert all(rate > 0 for rate in rates.values())
+    assert all(rate > 0 for rate in rates.values()), rates
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=[q.where for q in QUERIES])
-def test_every_dashboard_query_returns_data(prometheus: Prometheus, query: PanelQuery) -> None:
-    result = prometheus.query(substitute(query.expr, VARIABLES))
+def test_every_dashboard_query_returns_data(live: Live, query: PanelQuery) -> None:
+    result = live.prom.query(substitute(query.expr, VARIABLES))
     values = [float(r["value"][1]) for r in result]
     assert values, query.expr
     assert any(math.isfinite(v) for v in values), (query.expr, values)  # not only NaN
 
 
-def test_exemplars_with_trace_ids_reach_prometheus(prometheus: Prometheus) -> None:
+@pytest.mark.parametrize("alert", ALERTS, ids=[alert.name for alert in ALERTS])
+def test_every_alert_measures_real_series(live: Live, alert: Alert) -> None:
+    """What each alert compares with its threshold finds the run's series, so its label
+    matchers (``recovered="false"``, ``window_source=...``) match real values. (The
+    committed rule file is these expressions: ``test_alerts.py``.)"""
+    for measured in filter(None, (alert.measure, alert.new_series)):
+        values = [float(r["value"][1]) for r in live.prom.query(measured)]
+        assert values, measured
+        assert any(math.isfinite(v) for v in values), (measured, values)
+
+
+def test_exemplars_with_trace_ids_reach_prometheus(live: Live) -> None:
     now = time.time()
     params = {"query": n.TRIMS.name, "start": now - 600, "end": now + 60}
-    answer = _get(f"{prometheus.base}/api/v1/query_exemplars?{urllib.parse.urlencode(params)}")
+    answer = _get(f"{live.prom.base}/api/v1/query_exemplars?{urllib.parse.urlencode(params)}")
     labels = [e["labels"] for series in answer["data"] for e in series["exemplars"]]
     assert labels
     assert all(len(label[n.EXEMPLAR_TRACE_ID]) == 32 for label in labels)
 
 
-def test_promtool_check_metrics_prints_no_warning() -> None:
-    promtool = _binary("promtool")
-    registry = CollectorRegistry()
-    observer = PrometheusObserver(registry)
-    for event in scripted_session():
-        observer.on_event(event)
+def test_promtool_check_metrics_prints_no_warning(live: Live) -> None:
+    promtool = require_program("promtool")
+    with urllib.request.urlopen(live.metrics_url, timeout=5) as response:
+        exposition = response.read()
+    assert n.TRIMS.name.encode() in exposition
     done = subprocess.run(
         [promtool, "check", "metrics"],
-        input=generate_latest(registry),
+        input=exposition,
         capture_output=True,
         timeout=60,
         check=False,
     )
     assert (done.returncode, done.stdout + done.stderr) == (0, b"")
+
+
+def test_sigint_ends_the_hold_and_the_run_exits_0(live: Live) -> None:
+    """Runs last (file order): the process held its metrics until now."""
+    assert live.trimscope.poll() is None, live.prom.report()
+    _stop(live.trimscope, signal.SIGINT)
+    assert live.trimscope.returncode == 0, live.prom.report()
+    assert f"PASS {SCENARIO}" in live.err.read_text(), live.prom.report()
+    assert "1/1 passed" in live.out.read_text(), live.prom.report()

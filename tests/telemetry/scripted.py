@@ -9,6 +9,7 @@ pairs → ... → optional turn-limit trim → ``TurnFinished``. Seeding trims h
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -183,6 +184,28 @@ class Script:
                 status_code=200 if ok else 400,
             )
         )
+        return call_id
+
+    def retried_call(self, estimate: int, outcomes: tuple[str, ...]) -> str:
+        """One dispatch, one ``ProviderCallStarted``, then one ``ProviderCallFinished`` per
+        attempt (the loop retries a rate limit under the same call id)."""
+        call_id = self.call(estimate, prepared=True)
+        finished = self.events.pop()
+        assert isinstance(finished, ProviderCallFinished)
+        for outcome in outcomes:
+            ok = outcome == "ok"
+            self._emit(
+                dataclasses.replace(
+                    finished,
+                    at=self._base()["at"],
+                    outcome=outcome,
+                    input_tokens=estimate if ok else None,
+                    output_tokens=50 if ok else None,
+                    finish_reasons=("stop",) if ok else (),
+                    error_type=None if ok else "rate_limit_exceeded",
+                    status_code=200 if ok else 429,
+                )
+            )
         return call_id
 
     def overflow(

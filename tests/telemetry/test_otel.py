@@ -277,3 +277,35 @@ def test_trims_of_every_trigger_are_recorded(harness: Harness) -> None:
     assert triggers == sorted(
         [t.value for t in TrimTrigger] + [TrimTrigger.TURN_LIMIT.value]  # + the seeding trim
     )
+
+
+def test_each_attempt_of_a_retried_call_is_a_span_of_its_own(harness: Harness) -> None:
+    """A rate-limited attempt, then a successful one, under one call id: two inference
+    spans, the second not carrying the first one's error."""
+    script = Script()
+    script.turn()
+    plain = script.call(1000)
+    retried = script.retried_call(5000, ("rate_limited", "rate_limited", "ok"))
+    script.end_turn()
+    harness.publish(script.events)
+    spans = sorted(harness.spans_named(CHAT), key=lambda span: span.start_time or 0)
+    assert len(spans) == 4
+    assert spans[0].attributes is not None
+    assert n.ATTR_ATTEMPT not in spans[0].attributes  # a call that was not retried
+    attempts = spans[1:]
+    assert [s.attributes[n.ATTR_ATTEMPT] for s in attempts if s.attributes] == [1, 2, 3]
+    assert all(s.attributes and s.attributes[n.ATTR_CALL_ID] == retried for s in attempts)
+    assert {s.parent.span_id for s in spans if s.parent} == {
+        harness.spans_named(f"invoke_agent {AGENT}")[0].context.span_id
+    }
+    for failed in attempts[:2]:
+        assert failed.status.status_code is StatusCode.ERROR
+        assert failed.attributes is not None
+        assert failed.attributes[n.ERROR_TYPE] == "rate_limit_exceeded"
+    last = attempts[2]
+    assert last.status.status_code is StatusCode.UNSET
+    assert last.attributes is not None
+    assert n.ERROR_TYPE not in last.attributes
+    assert last.attributes[n.ATTR_CALL_OUTCOME] == "ok"
+    assert [a.start_time for a in attempts[1:]] == [a.end_time for a in attempts[:2]]
+    assert plain != retried

@@ -15,7 +15,14 @@ from prometheus_client.openmetrics.parser import (
 )
 from prometheus_client.parser import text_fd_to_metric_families
 
-from harness.events import HistoryTrimmed, RecoveryAttempted, TrimTrigger
+from harness.events import (
+    Event,
+    HistoryTrimmed,
+    RecoveryAttempted,
+    TrimTrigger,
+    TurnFinished,
+    TurnStarted,
+)
 from harness.telemetry import (
     PrometheusObserver,
     serve_metrics,
@@ -130,6 +137,59 @@ def test_an_overflow_still_pending_is_settled_when_the_turn_ends(harness: Harnes
     events = [e for e in script.events if not isinstance(e, RecoveryAttempted)]
     harness.publish(events)
     assert value(harness.registry, n.OVERFLOWS.name, recovered="false") == 1
+
+
+def _without_turn_events(script: Script) -> list[Event]:
+    """What the legacy and channel drivers emit: no TurnStarted / TurnFinished."""
+    return [e for e in script.events if not isinstance(e, TurnStarted | TurnFinished)]
+
+
+def test_an_overflow_is_settled_by_the_next_turn_when_the_driver_emits_no_turn_events(
+    harness: Harness,
+) -> None:
+    """Detected, never acted upon (the reference classifier missed it): no recovery, no
+    TurnFinished. The next turn's first event settles it, though that turn's call works."""
+    script = Script()
+    script.turn()
+    script.overflow(script.call(7900, outcome="overflow"))
+    script.end_turn("error", "ContextWindowExceeded")
+    events = [e for e in _without_turn_events(script) if not isinstance(e, RecoveryAttempted)]
+    harness.publish(events)
+    assert value(harness.registry, n.OVERFLOWS.name) == 0  # still pending
+    script.turn()
+    script.call(100)
+    script.end_turn()
+    harness.publish(_without_turn_events(script)[len(events) :])
+    assert value(harness.registry, n.OVERFLOWS.name, recovered="false") == 1
+    assert value(harness.registry, n.OVERFLOWS.name, recovered="true") == 0
+
+
+def test_a_rate_limited_attempt_does_not_settle_an_overflow(harness: Harness) -> None:
+    """Overflow, recovery, then the retry is throttled once and succeeds on its second
+    attempt: recovered."""
+    script = Script()
+    script.turn()
+    script.overflow(script.call(7900, outcome="overflow"))
+    script.retried_call(5000, ("rate_limited", "ok"))
+    script.end_turn()
+    harness.publish(script.events)
+    registry = harness.registry
+    assert value(registry, n.OVERFLOWS.name, recovered="true") == 1
+    assert value(registry, n.OVERFLOWS.name, recovered="false") == 0
+    assert value(registry, n.PROVIDER_CALLS.name, outcome="rate_limited") == 1
+    assert value(registry, n.PROVIDER_CALLS.name, outcome="ok") == 1
+
+
+def test_close_counts_the_overflows_still_pending_once(harness: Harness) -> None:
+    script = Script()
+    script.turn()
+    script.overflow(script.call(7900, outcome="overflow"))
+    harness.publish(e for e in script.events if not isinstance(e, RecoveryAttempted))
+    assert value(harness.registry, n.OVERFLOWS.name) == 0
+    harness.prom.close()
+    harness.prom.close()
+    assert value(harness.registry, n.OVERFLOWS.name, recovered="false") == 1
+    assert value(harness.registry, n.OVERFLOWS.name) == 1
 
 
 def test_gen_ai_metrics_use_the_conventions_buckets(harness: Harness) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_fd_to_metric_families
 
-from harness.events import EventBus
+from harness.events import EventBus, RecoveryAttempted
 from harness.telemetry import (
     OtelObserver,
     PrometheusObserver,
@@ -26,7 +27,9 @@ from harness.telemetry import (
     read_span_lines,
     read_transcript,
 )
-from tests.telemetry.scripted import scripted_session
+from harness.telemetry import names as n
+from harness.telemetry.setup import hold_metrics
+from tests.telemetry.scripted import Script, scripted_session
 
 
 def _run(options: TelemetryOptions) -> None:
@@ -101,6 +104,85 @@ def test_metrics_out_transcript_and_server(tmp_path: Path) -> None:
     assert read_transcript(transcript) == scripted_session()
     with pytest.raises(urllib.error.URLError):  # the server is stopped
         urllib.request.urlopen(url, timeout=2)
+
+
+def test_hold_keeps_serving_after_the_run_and_shutdown_does_not_hold() -> None:
+    telemetry = build_telemetry(TelemetryOptions(serve_metrics_port=0, hold_metrics_s=0.6))
+    assert telemetry.metrics_server is not None
+    url = telemetry.metrics_server.url
+    script = Script()
+    script.turn()
+    script.overflow(script.call(7900, outcome="overflow"))  # pending when the run ends
+    for event in script.events:
+        if not isinstance(event, RecoveryAttempted):
+            for observer in telemetry.observers:
+                observer.on_event(event)
+    holding = threading.Thread(target=telemetry.hold)
+    started = time.monotonic()
+    holding.start()
+    time.sleep(0.1)
+    with urllib.request.urlopen(url, timeout=5) as response:  # served, settled, while held
+        assert b'trimscope_provider_overflows_total{error_type="context_length_exceeded"' in (
+            response.read()
+        )
+    holding.join(timeout=10)
+    assert time.monotonic() - started >= 0.5
+    started = time.monotonic()
+    telemetry.shutdown()
+    assert time.monotonic() - started < 0.5
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url, timeout=2)
+
+
+def test_hold_without_a_server_or_time_returns_at_once() -> None:
+    telemetry = build_telemetry(TelemetryOptions(registry=CollectorRegistry()))
+    started = time.monotonic()
+    telemetry.hold()
+    assert time.monotonic() - started < 0.2
+    telemetry.shutdown()
+
+
+def test_hold_keyboard_interrupt_ends_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(self: threading.Event, timeout: float | None = None) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Event, "wait", interrupted)
+    hold_metrics(3600)  # returns at once instead of raising
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (TelemetryOptions(hold_metrics_s=5), "needs serve_metrics_port"),
+        (TelemetryOptions(serve_metrics_port=0, hold_metrics_s=-1), "within 0..3600"),
+        (TelemetryOptions(serve_metrics_port=0, hold_metrics_s=3601), "within 0..3600"),
+    ],
+)
+def test_hold_is_bounded_and_needs_a_server(options: TelemetryOptions, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        build_telemetry(options)
+
+
+def test_shutdown_counts_overflows_still_pending_before_writing(tmp_path: Path) -> None:
+    """A run that ends between an overflow and its settlement (an aborted turn)."""
+    metrics_out = tmp_path / "metrics.prom"
+    telemetry = build_telemetry(TelemetryOptions(metrics_out=metrics_out))
+    script = Script()
+    script.turn()
+    script.overflow(script.call(7900, outcome="overflow"))
+    for event in script.events:
+        if not isinstance(event, RecoveryAttempted):
+            for observer in telemetry.observers:
+                observer.on_event(event)
+    telemetry.shutdown()
+    with metrics_out.open() as stream:
+        overflows = {
+            sample.labels["recovered"]: sample.value
+            for family in text_fd_to_metric_families(stream)
+            for sample in family.samples
+            if sample.name == n.OVERFLOWS.name
+        }
+    assert overflows == {"false": 1.0}
 
 
 def test_service_name_comes_from_the_environment(
