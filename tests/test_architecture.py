@@ -66,6 +66,7 @@ RULES: dict[str, set[str]] = {
         "httpx",
         "rich",
         "uvicorn",
+        "pydantic",
         "prometheus_client",
     },
     "harness.report": {"harness.events", "harness.telemetry", "harness.report", "harness.runtime"},

@@ -8,7 +8,9 @@ step to three call sites and they drifted.)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -320,3 +322,32 @@ def apply_conversation_trim(
         full_context=True,
     )
     return rows
+
+
+@dataclass(slots=True)
+class TurnTally:
+    """What a turn's ``TurnFinished`` reports; the driver fills it in as the turn runs."""
+
+    outcome: str = "ok"
+    iterations: int = 0
+    error_type: str | None = None
+
+
+@asynccontextmanager
+async def announced_turn(
+    announcer: Announcer, agent_name: str, route: Route, model: str | None, text: str
+) -> AsyncIterator[TurnTally]:
+    """``TurnStarted`` on entry, ``TurnFinished`` on every exit (success, error, cancel):
+    every driver's turn is bracketed the same way, so spans and turn counts see them all."""
+    announcer.turn_started(agent_name, route, model, text)
+    tally = TurnTally()
+    try:
+        yield tally
+    except asyncio.CancelledError:
+        tally.outcome, tally.error_type = "cancelled", "CancelledError"
+        raise
+    except Exception as exc:
+        tally.outcome, tally.error_type = "error", type(exc).__name__
+        raise
+    finally:
+        announcer.turn_finished(tally.outcome, tally.iterations, tally.error_type)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 
-from harness.agent.announce import Announcer
+from harness.agent.announce import Announcer, announced_turn
 from harness.agent.config import Classifier, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import IdFactory, ToolLoop, TurnState
@@ -71,15 +71,23 @@ class ChannelOrchestrator:
         announcer = Announcer(self._bus, self._clock, f"{self._channel}:{sender}")
         announcer.channel, announcer.turn_id = self._channel, self._ids("turn")
         state = TurnState([*self._system, *self.caches[sender]], crumb_present=False)
-        try:
-            await ToolLoop(self._config, announcer, self._ids).run(
-                state, requested_model=None, switched=None
-            )
-        except ProviderError as error:
-            if not self._is_overflow(error):
-                raise
-            self.caches[sender] = compact_sender_history(self.caches[sender])
-            return RESEND_NOTICE
+        routes = self._config.routes
+        route = routes.default
+        async with announced_turn(
+            announcer, self._channel, route, routes.model_for(route), text
+        ) as tally:
+            try:
+                await ToolLoop(self._config, announcer, self._ids).run(
+                    state, requested_model=None, switched=None
+                )
+            except ProviderError as error:
+                if not self._is_overflow(error):
+                    raise
+                tally.outcome = "compacted"
+                self.caches[sender] = compact_sender_history(self.caches[sender])
+                return RESEND_NOTICE
+            finally:
+                tally.iterations = state.iterations
         # What the turn produced, not the (possibly budget-trimmed) working copy.
         for row in to_provider_messages(state.recorded, self._config.tool_mode):
             self._push(sender, row)

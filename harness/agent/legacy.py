@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from harness.agent.announce import Announcer, apply_chat_trim
+from harness.agent.announce import Announcer, TurnTally, announced_turn, apply_chat_trim
 from harness.agent.config import Classifier, LoopConfig
 from harness.agent.loop import IdFactory, ToolLoop, TurnState
 from harness.events import EventBus, TrimTrigger
@@ -28,6 +28,7 @@ from harness.runtime.legacy import LEGACY_TRIM_LOG_MESSAGE
 LogSink = Callable[[str, Mapping[str, object]], None]
 """Receives the WARN records of the legacy path: ``(message, attributes)``."""
 
+LEGACY_AGENT_NAME = "trimscope-legacy"
 OUTER_RECOVERY_LOG_MESSAGE = "Context overflow: dropped oldest whole turns, retrying the turn"
 
 
@@ -58,12 +59,19 @@ class LegacySession:
         """One interactive turn, with one outer-loop retry after an overflow."""
         self.announcer.turn_id = self._ids("turn")
         self.history.append(ChatMessage("user", text))
-        try:
-            return await self._attempt(model, allow_outer_recovery=True)
-        finally:
-            self._trim_after_turn()
+        routes = self._config.routes
+        route = routes.select(switched=None, requested_model=model, has_images=False)
+        async with announced_turn(
+            self.announcer, LEGACY_AGENT_NAME, route, routes.model_for(route), text
+        ) as tally:
+            try:
+                return await self._attempt(model, tally, allow_outer_recovery=True)
+            finally:
+                self._trim_after_turn()
 
-    async def _attempt(self, model: str | None, *, allow_outer_recovery: bool) -> str | None:
+    async def _attempt(
+        self, model: str | None, tally: TurnTally, *, allow_outer_recovery: bool
+    ) -> str | None:
         state = TurnState(list(self.history), self.history_has_trim_breadcrumb)
         try:
             await ToolLoop(self._config, self.announcer, self._ids).run(
@@ -71,10 +79,14 @@ class LegacySession:
             )
         except ProviderError as error:
             self.history, self.history_has_trim_breadcrumb = state.working, state.crumb_present
+            tally.iterations += state.iterations
             if allow_outer_recovery and self._is_overflow(error) and self._outer_recovery(model):
-                return await self._attempt(model, allow_outer_recovery=False)
+                return await self._attempt(model, tally, allow_outer_recovery=False)
             raise
         self.history, self.history_has_trim_breadcrumb = state.working, state.crumb_present
+        tally.iterations += state.iterations
+        if state.hit_iteration_limit:
+            tally.outcome = "max_iterations"
         return state.final_text
 
     def _outer_recovery(self, model: str | None) -> bool:

@@ -9,11 +9,10 @@ after every turn (success, error and cancellation alike) and on seeding.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from harness.agent.announce import Announcer, apply_conversation_trim
+from harness.agent.announce import Announcer, announced_turn, apply_conversation_trim
 from harness.agent.config import LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import IdFactory, ToolLoop, TurnState
@@ -90,25 +89,19 @@ class Agent:
         route = self._config.routes.select(
             switched=self.switched_route, requested_model=model, has_images=False
         )
-        self.announcer.turn_started(self.name, route, self._config.routes.model_for(route), text)
-        outcome, error_type = "ok", None
-        try:
-            await ToolLoop(self._config, self.announcer, self._ids).run(
-                state, requested_model=model, switched=self.switched_route
-            )
-            if state.hit_iteration_limit:
-                outcome = "max_iterations"
-            return state.final_text
-        except asyncio.CancelledError:
-            outcome, error_type = "cancelled", "CancelledError"
-            raise
-        except Exception as exc:
-            outcome, error_type = "error", type(exc).__name__
-            raise
-        finally:
-            self.history.extend(state.recorded)
-            self._apply_turn_limit()
-            self.announcer.turn_finished(outcome, state.iterations, error_type)
+        model_name = self._config.routes.model_for(route)
+        async with announced_turn(self.announcer, self.name, route, model_name, text) as tally:
+            try:
+                await ToolLoop(self._config, self.announcer, self._ids).run(
+                    state, requested_model=model, switched=self.switched_route
+                )
+                if state.hit_iteration_limit:
+                    tally.outcome = "max_iterations"
+                return state.final_text
+            finally:
+                tally.iterations = state.iterations
+                self.history.extend(state.recorded)
+                self._apply_turn_limit()  # on every path, before TurnFinished
 
     def _apply_turn_limit(self) -> None:
         cap = effective_max_history_messages(self._config.profile)

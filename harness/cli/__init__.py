@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from harness.cli import dashboards, fake, run
+from harness.cli import conformance, dashboards, fake, load, report, run, scenarios_cmd
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 
@@ -18,6 +18,10 @@ def _root() -> None:
 run.register(app)
 fake.register(app)
 dashboards.register(app)
+conformance.register(app)
+scenarios_cmd.register(app)
+report.register(app)
+load.register(app)
 
 
 def main() -> None:
