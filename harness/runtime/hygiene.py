@@ -13,9 +13,18 @@ from typing import NamedTuple
 from harness.runtime.messages import ChatMessage, from_json, to_json
 from harness.runtime.text import rust_trim
 
+_JSON_WHITESPACE = " \t\n\r"
+
+
+def _maybe_object(content: str) -> bool:
+    """A JSON object starts with "{" after JSON whitespace: skip parsing anything else."""
+    return content.lstrip(_JSON_WHITESPACE)[:1] == "{"
+
 
 def tool_call_id_of(content: str) -> str | None:
     """The ``tool_call_id`` string of a native tool row, if its JSON carries one."""
+    if not _maybe_object(content):
+        return None
     value = from_json(content)
     if isinstance(value, dict) and isinstance(value.get("tool_call_id"), str):
         return str(value["tool_call_id"])
@@ -24,6 +33,8 @@ def tool_call_id_of(content: str) -> str | None:
 
 def assistant_tool_call_ids(content: str) -> list[str] | None:
     """Ids of an assistant row's native ``tool_calls``; ``None`` when it has none."""
+    if not _maybe_object(content):
+        return None
     value = from_json(content)
     if not isinstance(value, dict) or not isinstance(value.get("tool_calls"), list):
         return None
@@ -33,6 +44,30 @@ def assistant_tool_call_ids(content: str) -> list[str] | None:
         if isinstance(call, dict) and isinstance(call.get("id"), str)
     ]
     return ids or None
+
+
+def _call_ids(row: ChatMessage) -> tuple[str, ...] | None:
+    """``assistant_tool_call_ids`` of an assistant row, remembered on the (immutable) row:
+    the sweep runs before every loop iteration and would otherwise re-parse each row."""
+    if row.role != "assistant":
+        return None
+    try:
+        cached: tuple[str, ...] | None = row._tool_call_ids  # type: ignore[attr-defined]
+    except AttributeError:
+        ids = assistant_tool_call_ids(row.content)
+        cached = tuple(ids) if ids is not None else None
+        object.__setattr__(row, "_tool_call_ids", cached)
+    return cached
+
+
+def _result_id(row: ChatMessage) -> str | None:
+    """``tool_call_id_of`` a row, remembered on it like ``_call_ids``."""
+    try:
+        cached: str | None = row._tool_result_id  # type: ignore[attr-defined]
+    except AttributeError:
+        cached = tool_call_id_of(row.content)
+        object.__setattr__(row, "_tool_result_id", cached)
+    return cached
 
 
 class OrphanSweep(NamedTuple):
@@ -47,13 +82,11 @@ class OrphanSweep(NamedTuple):
 def _drop_unresolved_back_to_back_dispatches(rows: list[ChatMessage], orphan_ids: list[str]) -> int:
     removed, i = 0, 0
     while i < len(rows):
-        doomed = assistant_tool_call_ids(rows[i].content) if rows[i].role == "assistant" else None
+        doomed = _call_ids(rows[i])
         # The previous row is directly adjacent, so nothing can have answered it in between:
         # a dispatch that follows another dispatch always means the first went unanswered.
         previous_is_dispatch = (
-            i > 0
-            and rows[i - 1].role == "assistant"
-            and assistant_tool_call_ids(rows[i - 1].content) is not None
+            i > 0 and rows[i - 1].role == "assistant" and _call_ids(rows[i - 1]) is not None
         )
         if doomed is None or not previous_is_dispatch:
             i += 1
@@ -62,7 +95,7 @@ def _drop_unresolved_back_to_back_dispatches(rows: list[ChatMessage], orphan_ids
         del rows[i]
         removed += 1
         while i < len(rows) and rows[i].role == "tool":
-            result_id = tool_call_id_of(rows[i].content)
+            result_id = _result_id(rows[i])
             if result_id is not None and result_id not in doomed:
                 break
             del rows[i]
@@ -87,8 +120,8 @@ def _drop_orphan_tool_rows(rows: list[ChatMessage], orphan_ids: list[str]) -> in
             i += 1
             continue
         owner = _owning_assistant(rows, i)
-        ids = assistant_tool_call_ids(rows[owner].content) if owner is not None else None
-        result_id = tool_call_id_of(rows[i].content)
+        ids = _call_ids(rows[owner]) if owner is not None else None
+        result_id = _result_id(rows[i])
         orphan = ids is None or (result_id is not None and result_id not in ids)
         if not orphan:
             i += 1
@@ -146,7 +179,7 @@ def strip_orphaned_tool_calls_from_assistants(history: Sequence[ChatMessage]) ->
     for index in range(len(rows) - 1, -1, -1):
         row = rows[index]
         if row.role == "tool":
-            result_id = tool_call_id_of(row.content)
+            result_id = _result_id(row)
             if result_id is not None:
                 answered.add(result_id)
             continue

@@ -27,12 +27,21 @@ class ChatMessage:
 
     Besides its two fields a row has hidden slots (not fields: equality, hashing and
     ``repr`` ignore them) where ``harness.runtime.estimate`` remembers what it measured:
-    the row's token cost as an older and as a current-turn row, and whether it opens a
-    turn. A row is immutable, so these never go stale; rows persist across turns and are
-    re-estimated at every trim, and measuring them again each time would dominate.
+    the row's token cost as an older and as a current-turn row, whether it opens a turn,
+    and the tool-call ids its JSON carries. A row is immutable, so these never go stale;
+    rows persist across turns and are re-examined at every trim and every loop iteration,
+    and measuring them again each time would dominate.
     """
 
-    __slots__ = ("_current_tokens", "_older_tokens", "_opens_turn", "content", "role")
+    __slots__ = (
+        "_current_tokens",
+        "_older_tokens",
+        "_opens_turn",
+        "_tool_call_ids",
+        "_tool_result_id",
+        "content",
+        "role",
+    )
     role: Role
     content: str
 
