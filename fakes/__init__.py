@@ -39,7 +39,14 @@ from fakes.mounts import (
     mount_respx,
     serve_forever,
 )
-from fakes.profiles import PROFILES, PROVIDER_NAMES, Endpoint, ProviderProfile, profile
+from fakes.profiles import (
+    PROFILES,
+    PROVIDER_NAMES,
+    SDK_ENDPOINTS,
+    Endpoint,
+    ProviderProfile,
+    profile,
+)
 from fakes.rows import CanonicalRequest, Row, ToolSchema
 from fakes.script import (
     FakeBehaviour,
@@ -59,6 +66,7 @@ __all__ = [
     "OVERFLOWS",
     "PROFILES",
     "PROVIDER_NAMES",
+    "SDK_ENDPOINTS",
     "CanonicalRequest",
     "CounterName",
     "Endpoint",

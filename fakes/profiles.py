@@ -7,7 +7,9 @@ Paths are the providers' real ones; ``{model}`` in a path names the model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal, TypeAlias
 
 from fakes.catalogue import WireName
@@ -173,3 +175,29 @@ def profile(name: str) -> ProviderProfile:
         if candidate.name == name:
             return candidate
     raise KeyError(f"unknown provider {name!r}; known: {', '.join(PROVIDER_NAMES)}")
+
+
+SDK_ENDPOINTS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        # How each client kind (as harness.providers names them) reaches a fake: the fake
+        # profile that serves it, and the base-URL path its SDK convention puts before the
+        # endpoint paths (OpenAI-style SDKs include the version segment).
+        "openai": ("openai", "/v1"),
+        "openai-responses": ("openai", "/v1"),
+        "azure": ("azure", "/openai/v1"),
+        "anthropic": ("anthropic", ""),
+        "gemini": ("gemini", ""),
+        "mistral": ("mistral", "/v1"),
+        "groq": ("groq", "/openai/v1"),
+        "deepseek": ("deepseek", ""),
+        "openrouter": ("openrouter", "/api/v1"),
+        "ollama": ("ollama", ""),
+        "ollama-openai": ("ollama", "/v1"),
+        "vllm": ("vllm", "/v1"),
+        "llamacpp": ("llamacpp", "/v1"),
+        "lmstudio": ("lmstudio", "/v1"),
+        "together": ("together", "/v1"),
+        "cohere": ("cohere", ""),
+        "xai": ("xai", "/v1"),
+    }
+)

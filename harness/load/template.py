@@ -26,12 +26,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Final
 
 from pydantic import TypeAdapter
 
 from fakes import FakeBehaviour, FakeScript, ScriptedReply, ScriptedToolCall
+from fakes.profiles import SDK_ENDPOINTS
 from harness.runtime import HistoryPruning, RuntimeProfile
 
 SESSION_HEADER: Final = "x-trimscope-load-session"
@@ -47,29 +47,7 @@ DEFAULT_TURN_LIMIT: Final = 6
 DEFAULT_ECHO_REPEAT: Final = 45
 DEFAULT_SYSTEM_PROMPT: Final = "You are a load-test agent. Use the echo tool, then answer."
 
-FAKE_FOR_KIND: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
-    {
-        # client kind: (fake provider profile, base-url path of the client's SDK convention)
-        # Same table as harness.scenarios.environment (a test keeps them equal).
-        "openai": ("openai", "/v1"),
-        "openai-responses": ("openai", "/v1"),
-        "azure": ("azure", "/openai/v1"),
-        "anthropic": ("anthropic", ""),
-        "gemini": ("gemini", ""),
-        "mistral": ("mistral", "/v1"),
-        "groq": ("groq", "/openai/v1"),
-        "deepseek": ("deepseek", ""),
-        "openrouter": ("openrouter", "/api/v1"),
-        "ollama": ("ollama", ""),
-        "ollama-openai": ("ollama", "/v1"),
-        "vllm": ("vllm", "/v1"),
-        "llamacpp": ("llamacpp", "/v1"),
-        "lmstudio": ("lmstudio", "/v1"),
-        "together": ("together", "/v1"),
-        "cohere": ("cohere", ""),
-        "xai": ("xai", "/v1"),
-    }
-)
+FAKE_FOR_KIND: Final = SDK_ENDPOINTS  # client kind -> (fake profile, SDK base path)
 
 _USER_TEXTS: Final = (
     "Session {session}, turn {turn}: look up the order history and summarise what changed"

@@ -6,12 +6,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Final
 
 import httpx
 
 import fakes
+from fakes.profiles import SDK_ENDPOINTS
 from harness.agent import (
     Agent,
     ChannelOrchestrator,
@@ -43,28 +43,7 @@ from harness.scenarios.schema import (
     ToolSpecModel,
 )
 
-FAKE_FOR_KIND: Final = MappingProxyType(
-    {
-        # client kind: (fake provider profile, base-url path the client's SDK convention uses)
-        "openai": ("openai", "/v1"),
-        "openai-responses": ("openai", "/v1"),
-        "azure": ("azure", "/openai/v1"),
-        "anthropic": ("anthropic", ""),
-        "gemini": ("gemini", ""),
-        "mistral": ("mistral", "/v1"),
-        "groq": ("groq", "/openai/v1"),
-        "deepseek": ("deepseek", ""),
-        "openrouter": ("openrouter", "/api/v1"),
-        "ollama": ("ollama", ""),
-        "ollama-openai": ("ollama", "/v1"),
-        "vllm": ("vllm", "/v1"),
-        "llamacpp": ("llamacpp", "/v1"),
-        "lmstudio": ("lmstudio", "/v1"),
-        "together": ("together", "/v1"),
-        "cohere": ("cohere", ""),
-        "xai": ("xai", "/v1"),
-    }
-)
+FAKE_FOR_KIND: Final = SDK_ENDPOINTS  # client kind -> (fake profile, SDK base path)
 SCENARIO_API_KEY: Final = "scenario-test-key"
 
 

@@ -13,6 +13,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 import harness.load
+from fakes.profiles import SDK_ENDPOINTS
 from harness.load import (
     FAKE_FOR_KIND,
     LoadMetrics,
@@ -27,6 +28,7 @@ from harness.load.metrics import OVERHEAD, bucket_quantile, buckets
 from harness.load.session import Samples
 from harness.load.tally import percentile
 from harness.load.transport import InlineSyncTransport, SuspendedError, drive
+from harness.providers.factory import PROVIDER_KINDS
 from harness.scenarios.environment import FAKE_FOR_KIND as SCENARIO_FAKE_FOR_KIND
 
 LOAD = Path(harness.load.__file__).parent
@@ -111,8 +113,9 @@ def test_the_load_fake_numbers_calls_per_session() -> None:
     assert first[2] == first[0]
 
 
-def test_the_kind_table_matches_the_scenario_environment() -> None:
-    assert dict(FAKE_FOR_KIND) == dict(SCENARIO_FAKE_FOR_KIND)
+def test_load_and_scenarios_share_one_kind_table_covering_every_client_kind() -> None:
+    assert FAKE_FOR_KIND is SCENARIO_FAKE_FOR_KIND is SDK_ENDPOINTS
+    assert set(FAKE_FOR_KIND) == set(PROVIDER_KINDS)
 
 
 def _imports(path: Path) -> set[str]:
