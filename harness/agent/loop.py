@@ -32,6 +32,7 @@ from harness.runtime import (
     ChatMessage,
     ConversationMessage,
     ResolvedContextLimits,
+    TrimResult,
     check_capacity,
     estimate_history_tokens,
     estimate_system_floor_tokens,
@@ -109,6 +110,27 @@ class ToolLoop:
         state.hit_iteration_limit = True
         await self._finish_after_max_iterations(state, requested_model, switched)
 
+    def _commit(
+        self,
+        state: TurnState,
+        result: TrimResult,
+        trigger: TrimTrigger,
+        budget: int,
+        route: Route,
+        model: str | None,
+    ) -> None:
+        """Follow a trim of the working history: breadcrumb, event, owner flag."""
+        state.working = apply_chat_trim(
+            self._announcer,
+            result,
+            state.crumb_present,
+            trigger=trigger,
+            budget_tokens=budget,
+            route=route,
+            model=model,
+        )
+        state.crumb_present = True
+
     def _preflight(self, state: TurnState) -> None:
         swept = remove_orphaned_tool_messages(state.working)
         state.working = normalize_system_messages(swept.history)
@@ -146,16 +168,7 @@ class ToolLoop:
         state.last_trim_key = key
         result = trim_to_recent_turns(state.working, budget, state.crumb_present)
         if result.trimmed:
-            state.working = apply_chat_trim(
-                self._announcer,
-                result,
-                state.crumb_present,
-                trigger=TrimTrigger.PROACTIVE,
-                budget_tokens=budget,
-                route=route,
-                model=model,
-            )
-            state.crumb_present = True
+            self._commit(state, result, TrimTrigger.PROACTIVE, budget, route, model)
 
     async def _dispatch(self, state: TurnState, call: _Call, *, purpose: str) -> ProviderReply:
         ctx, window = call.context, call.limits.model_context_window
@@ -235,16 +248,8 @@ class ToolLoop:
         )
         if not result.trimmed:
             return False
-        state.working = apply_chat_trim(
-            self._announcer,
-            result,
-            state.crumb_present,
-            trigger=TrimTrigger.REACTIVE,
-            budget_tokens=target,
-            route=call.context.route,
-            model=call.context.model,
-        )
-        state.crumb_present = True
+        ctx = call.context
+        self._commit(state, result, TrimTrigger.REACTIVE, target, ctx.route, ctx.model)
         return True
 
     def _enforce_reported_budget(self, state: TurnState, call: _Call, reply: ProviderReply) -> None:
@@ -263,16 +268,8 @@ class ToolLoop:
             state.crumb_present,
         )
         if result.trimmed:
-            state.working = apply_chat_trim(
-                self._announcer,
-                result,
-                state.crumb_present,
-                trigger=TrimTrigger.REPORTED_USAGE,
-                budget_tokens=budget,
-                route=call.context.route,
-                model=call.context.model,
-            )
-            state.crumb_present = True
+            ctx = call.context
+            self._commit(state, result, TrimTrigger.REPORTED_USAGE, budget, ctx.route, ctx.model)
 
     async def _finish_after_max_iterations(
         self, state: TurnState, requested: str | None, switched: Route | None
