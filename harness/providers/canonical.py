@@ -35,10 +35,11 @@ from harness.providers.images import (
 from harness.providers.wirejson import as_list, as_object, dumps, string
 from harness.runtime.carriers import (
     is_prompt_tool_carrier,
-    parse_native_tool_carrier,
+    native_tool_carrier_of,
     parse_prompt_tool_carrier,
 )
 from harness.runtime.estimate import current_turn_start
+from harness.runtime.hygiene import maybe_json_object
 from harness.runtime.messages import Attachment, ChatMessage, ToolCall, from_json, marker_line
 
 
@@ -129,6 +130,8 @@ def _user_parts(content: str) -> tuple[Part, ...]:
 
 
 def _decode_assistant(content: str) -> AssistantRow:
+    if not maybe_json_object(content):  # not a JSON object: plain text, nothing to parse
+        return AssistantRow(content)
     value = as_object(from_json(content))
     if value is None or not isinstance(value.get("tool_calls"), list):
         return AssistantRow(content)
@@ -163,9 +166,10 @@ def _image_parts(attachments: Sequence[Attachment]) -> tuple[list[ImagePart], li
 
 
 def _decode_tool(content: str, *, current: bool) -> WireRow:
-    call_id = string(as_object(from_json(content)), "tool_call_id")
-    parsed = parse_native_tool_carrier(content)
-    if call_id is None or parsed is None:
+    value = from_json(content)
+    call_id = value.get("tool_call_id") if isinstance(value, dict) else None
+    parsed = native_tool_carrier_of(value)
+    if not isinstance(call_id, str) or parsed is None:
         return UserRow((TextPart(content),))
     sent, kept = _image_parts(parsed.attachments) if current else ([], list(parsed.attachments))
     text = "\n".join([parsed.text, *(marker_line(a) for a in kept)])

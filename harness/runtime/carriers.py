@@ -54,7 +54,11 @@ def _attachment_from_json(item: object) -> Attachment | None:
 
 def parse_native_tool_carrier(content: str) -> ParsedCarrier | None:
     """``None`` when the content is not a JSON object with a string ``content``."""
-    value = from_json(content)
+    return native_tool_carrier_of(from_json(content))
+
+
+def native_tool_carrier_of(value: object) -> ParsedCarrier | None:
+    """``parse_native_tool_carrier`` of content already parsed (``from_json``) to ``value``."""
     if not isinstance(value, dict) or not isinstance(value.get("content"), str):
         return None
     raw = value.get("attachments")

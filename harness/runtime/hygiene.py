@@ -16,14 +16,14 @@ from harness.runtime.text import rust_trim
 _JSON_WHITESPACE = " \t\n\r"
 
 
-def _maybe_object(content: str) -> bool:
+def maybe_json_object(content: str) -> bool:
     """A JSON object starts with "{" after JSON whitespace: skip parsing anything else."""
     return content.lstrip(_JSON_WHITESPACE)[:1] == "{"
 
 
 def tool_call_id_of(content: str) -> str | None:
     """The ``tool_call_id`` string of a native tool row, if its JSON carries one."""
-    if not _maybe_object(content):
+    if not maybe_json_object(content):
         return None
     value = from_json(content)
     if isinstance(value, dict) and isinstance(value.get("tool_call_id"), str):
@@ -33,7 +33,7 @@ def tool_call_id_of(content: str) -> str | None:
 
 def assistant_tool_call_ids(content: str) -> list[str] | None:
     """Ids of an assistant row's native ``tool_calls``; ``None`` when it has none."""
-    if not _maybe_object(content):
+    if not maybe_json_object(content):
         return None
     value = from_json(content)
     if not isinstance(value, dict) or not isinstance(value.get("tool_calls"), list):
@@ -202,6 +202,11 @@ def normalize_system_messages(history: Sequence[ChatMessage]) -> list[ChatMessag
 
     When every system content is empty, no system row remains.
     """
+    systems = [index for index, row in enumerate(history) if row.role == "system"]
+    if not systems:
+        return list(history)
+    if systems == [0] and history[0].content:  # already normalised: the same rows
+        return list(history)
     merged = "\n\n".join(row.content for row in history if row.role == "system" and row.content)
     rest = [row for row in history if row.role != "system"]
     return [ChatMessage("system", merged), *rest] if merged else rest

@@ -36,6 +36,13 @@ class MetricSet:
                 name, doc, labels, registry=registry, buckets=spec.buckets
             )
 
+    def family(self, spec: n.MetricSpec) -> Counter | Gauge | Histogram:
+        """The family of ``spec``, whatever its type."""
+        name = spec.name
+        if name in self._counters:
+            return self._counters[name]
+        return self._gauges[name] if name in self._gauges else self._histograms[name]
+
     def counter(self, spec: n.MetricSpec) -> Counter:
         return self._counters[spec.name]
 

@@ -31,9 +31,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
 from harness.events import (
     BudgetResolved,
@@ -92,11 +92,19 @@ class PrometheusObserver:
         self._calls: OrderedDict[tuple[str, str], _OpenCall] = OrderedDict()
         self._overflows: dict[str, list[_Overflow]] = {}
         self._lock = threading.Lock()
+        self._children: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._event: Event | None = None
+        self._event_exemplar: dict[str, str] | None = None
+        self._exemplars: dict[str, dict[str, str]] = {}
 
     def on_event(self, event: Event) -> None:
         with self._lock:
-            self._settle_earlier_turn(event)
-            self._dispatch(event)
+            self._event = None  # the exemplar is looked up once per event, when first needed
+            try:
+                self._settle_earlier_turn(event)
+                self._dispatch(event)
+            finally:
+                self._event = self._event_exemplar = None
 
     def close(self) -> None:
         """Count the overflows still pending as not recovered (the run ended first)."""
@@ -110,7 +118,7 @@ class PrometheusObserver:
                 pass  # ignored: their finish events carry what is counted
             case TurnFinished():
                 self._settle(event, recovered=False)
-                self._inc(self.metrics.counter(n.TURNS), event, event.outcome)
+                self._inc(n.TURNS, event, event.outcome)
             case BudgetResolved():
                 self._budget(event)
             case CapacityChecked():
@@ -136,34 +144,30 @@ class PrometheusObserver:
         trigger = str(event.trigger)
         reason = n.trim_reason_label(event.reason)
         provider = _label(event.provider)
-        self._inc(self.metrics.counter(n.TRIMS), event, reason, trigger, provider)
+        self._inc(n.TRIMS, event, reason, trigger, provider)
         exemplar = self._exemplar(event)
-        self.metrics.histogram(n.DROPPED_MESSAGES).labels(trigger, provider).observe(
-            event.dropped_messages, exemplar
-        )
-        self.metrics.histogram(n.DROPPED_TURNS).labels(trigger, provider).observe(
-            event.dropped_turns, exemplar
-        )
+        self._child(n.DROPPED_MESSAGES, trigger, provider).observe(event.dropped_messages, exemplar)
+        self._child(n.DROPPED_TURNS, trigger, provider).observe(event.dropped_turns, exemplar)
 
     def _budget(self, event: BudgetResolved) -> None:
         route = (event.provider, _label(event.model))
         self._inc(
-            self.metrics.counter(n.BUDGET_DECISIONS),
+            n.BUDGET_DECISIONS,
             event,
             *route,
             str(event.rule),
             event.window_source,
         )
-        self.metrics.gauge(n.BUDGET_TOKENS).labels(*route).set(event.budget_tokens)
-        self.metrics.gauge(n.WINDOW_TOKENS).labels(*route).set(event.model_context_window)
+        self._child(n.BUDGET_TOKENS, *route).set(event.budget_tokens)
+        self._child(n.WINDOW_TOKENS, *route).set(event.model_context_window)
 
     def _capacity(self, event: CapacityChecked) -> None:
         route = (event.provider, _label(event.model))
         fits = n.bool_label(event.fits)
-        self._inc(self.metrics.counter(n.CAPACITY_CHECKS), event, *route, event.purpose, fits)
+        self._inc(n.CAPACITY_CHECKS, event, *route, event.purpose, fits)
         if event.fits:
             return
-        self._inc(self.metrics.counter(n.CAPACITY_REFUSALS), event, *route, event.purpose)
+        self._inc(n.CAPACITY_REFUSALS, event, *route, event.purpose)
         self._utilization(event, route, event.estimate_tokens, event.model_context_window)
         self._settle(event, recovered=False)  # a refused retry did not recover
 
@@ -180,20 +184,17 @@ class PrometheusObserver:
         ok = event.outcome == "ok"
         if event.outcome != n.CALL_RATE_LIMITED:  # a rate-limited attempt may be retried
             self._settle(event, recovered=ok)
-        self._inc(self.metrics.counter(n.PROVIDER_CALLS), event, *route, event.outcome)
+        self._inc(n.PROVIDER_CALLS, event, *route, event.outcome)
         error = n.NO_ERROR if ok else (event.error_type or n.ERROR_TYPE_OTHER)
         gen_ai = (n.OPERATION_CHAT, event.provider, _label(event.model))
         exemplar = self._exemplar(event)
-        self.metrics.histogram(n.GEN_AI_DURATION).labels(*gen_ai, error).observe(
-            event.duration_s, exemplar
-        )
-        usage = self.metrics.histogram(n.GEN_AI_TOKEN_USAGE)
+        self._child(n.GEN_AI_DURATION, *gen_ai, error).observe(event.duration_s, exemplar)
         for token_type, tokens in (
             (n.TOKEN_TYPE_INPUT, event.input_tokens),
             (n.TOKEN_TYPE_OUTPUT, event.output_tokens),
         ):
             if tokens is not None:
-                usage.labels(*gen_ai, token_type).observe(tokens, exemplar)
+                self._child(n.GEN_AI_TOKEN_USAGE, *gen_ai, token_type).observe(tokens, exemplar)
         opened = self._calls.pop((event.session_id, event.call_id), None)
         if opened is not None:
             self._call_sizes(event, opened)
@@ -204,14 +205,14 @@ class PrometheusObserver:
         peak = max(opened.estimate_tokens, reported or 0)
         self._utilization(event, route, peak, opened.window)
         if reported is not None and opened.estimate_tokens > 0:
-            self.metrics.histogram(n.ESTIMATE_ACCURACY).labels(*route).observe(
+            self._child(n.ESTIMATE_ACCURACY, *route).observe(
                 reported / opened.estimate_tokens, self._exemplar(event)
             )
 
     def _overflow(self, event: OverflowDetected) -> None:
         error = event.error_type or n.ERROR_TYPE_OTHER
         self._inc(
-            self.metrics.counter(n.OVERFLOW_VERDICTS),
+            n.OVERFLOW_VERDICTS,
             event,
             event.provider,
             error,
@@ -223,15 +224,15 @@ class PrometheusObserver:
 
     def _recovery(self, event: RecoveryAttempted) -> None:
         outcome = event.outcome if event.outcome in n.RECOVERY_OUTCOMES else n.OTHER
-        self._inc(self.metrics.counter(n.RECOVERIES), event, event.provider, outcome)
+        self._inc(n.RECOVERIES, event, event.provider, outcome)
         if outcome != n.RECOVERY_RETRYING:
             self._settle(event, recovered=False)
 
     def _tool(self, event: ToolCallFinished) -> None:
         outcome = "error" if event.error_type else "ok"
-        self._inc(self.metrics.counter(n.TOOL_CALLS), event, event.tool_name, outcome)
+        self._inc(n.TOOL_CALLS, event, event.tool_name, outcome)
         if event.truncated:
-            self._inc(self.metrics.counter(n.TOOL_RESULTS_TRUNCATED), event, event.tool_name)
+            self._inc(n.TOOL_RESULTS_TRUNCATED, event, event.tool_name)
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -247,25 +248,44 @@ class PrometheusObserver:
             self._settle(event, recovered=False)
 
     def _settle_session(self, session_id: str, event: Event | None, *, recovered: bool) -> None:
-        counter = self.metrics.counter(n.OVERFLOWS)
+        pending = self._overflows.pop(session_id, ())
+        if not pending:
+            return
         exemplar = self._exemplar(event) if event is not None else None
-        for overflow in self._overflows.pop(session_id, ()):
-            counter.labels(overflow.provider, overflow.error_type, n.bool_label(recovered)).inc(
-                1, exemplar
-            )
+        for overflow in pending:
+            self._child(
+                n.OVERFLOWS, overflow.provider, overflow.error_type, n.bool_label(recovered)
+            ).inc(1, exemplar)
 
     def _utilization(self, event: Event, route: tuple[str, str], tokens: int, window: int) -> None:
         if window > 0:
-            self.metrics.histogram(n.UTILIZATION).labels(*route).observe(
-                tokens / window, self._exemplar(event)
-            )
+            self._child(n.UTILIZATION, *route).observe(tokens / window, self._exemplar(event))
 
-    def _inc(self, counter: Counter, event: Event, *labels: str) -> None:
-        counter.labels(*labels).inc(1, self._exemplar(event))
+    def _inc(self, spec: n.MetricSpec, event: Event, *labels: str) -> None:
+        self._child(spec, *labels).inc(1, self._exemplar(event))
+
+    def _child(self, spec: n.MetricSpec, *labels: str) -> Any:
+        """The family's child for ``labels``, looked up once and kept (``labels()`` locks and
+        validates on every call)."""
+        key = (spec.name, labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self.metrics.family(spec).labels(*labels)
+        return child
 
     def _exemplar(self, event: Event) -> dict[str, str] | None:
+        if event is self._event:
+            return self._event_exemplar
         trace_id = self._trace_ids(event) if self._trace_ids is not None else None
-        return {n.EXEMPLAR_TRACE_ID: trace_id} if trace_id else None
+        exemplar = None
+        if trace_id:
+            exemplar = self._exemplars.get(trace_id)
+            if exemplar is None:
+                if len(self._exemplars) >= MAX_OPEN_CALLS:
+                    self._exemplars.clear()
+                exemplar = self._exemplars[trace_id] = {n.EXEMPLAR_TRACE_ID: trace_id}
+        self._event, self._event_exemplar = event, exemplar
+        return exemplar
 
 
 def _label(value: str | None) -> str:
