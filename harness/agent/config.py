@@ -41,5 +41,7 @@ class LoopConfig:
     classifier: Classifier = Classifier.EXTENDED
     hooks: Sequence[Hook] = ()
     max_output_tokens: int | None = None
+    stream: bool = False
+    """Ask for streamed answers (clients that stream: OpenAI Responses, Anthropic)."""
     rate_limit_retries: int = DEFAULT_RATE_LIMIT_RETRIES
     sleep: Sleep = asyncio.sleep

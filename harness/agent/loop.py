@@ -177,7 +177,11 @@ class ToolLoop:
         check_capacity(call.prepared, call.tool_schema_tokens, window)
         tools = self._config.tools.specs if call.tool_schema_tokens else None
         request = ProviderRequest(
-            ctx.model or "", call.prepared, tools, self._config.max_output_tokens
+            ctx.model or "",
+            call.prepared,
+            tools,
+            self._config.max_output_tokens,
+            stream=self._config.stream,
         )
         self._announcer.provider_call_started(
             ctx, state.iterations, check.estimate, window, state.crumb_present

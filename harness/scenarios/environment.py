@@ -216,6 +216,8 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
         tools=ToolBox({t.name: _tool(t) for t in scenario.tools}),
         tool_mode=ToolMode(scenario.tool_mode),
         classifier=Classifier(scenario.classifier),
+        max_output_tokens=scenario.request.max_output_tokens,
+        stream=scenario.request.stream,
         sleep=_no_sleep,
     )
     return Environment(scenario, bus, config, fakes_by_ref, http_clients)

@@ -324,6 +324,17 @@ class Expectations(_Strict):
 # --- the scenario ---------------------------------------------------------------------
 
 
+class RequestSpec(_Strict):
+    """How the runtime asks: streamed answers, and the output budget it requests."""
+
+    stream: bool = Field(
+        default=False, description="stream answers (OpenAI Responses and Anthropic clients)"
+    )
+    max_output_tokens: Annotated[int, Field(gt=0)] | None = Field(
+        default=None, description="max_tokens and equivalents (Anthropic defaults to 4096)"
+    )
+
+
 class Scenario(_Strict):
     id: str = Field(
         pattern=r"^[a-z0-9][a-z0-9_.-]*$",
@@ -342,6 +353,7 @@ class Scenario(_Strict):
     classifier: Literal["reference", "extended"] = "extended"
     system_prompt: str | None = "You are a careful agent."
     runtime: RuntimeSpec = RuntimeSpec()
+    request: RequestSpec = RequestSpec()
     providers: dict[str, ProviderSpec] = Field(min_length=1)
     routes: RoutesSpec | None = None
     tools: list[ToolSpecModel] = []
