@@ -163,8 +163,16 @@ class Environment:
             await client.aclose()
 
     def agent(self) -> Agent:
+        who = self.scenario.agent
         return Agent(
-            self.config, bus=self.bus, clock=self.clock, ids=self.ids, session_id=self.scenario.id
+            self.config,
+            bus=self.bus,
+            clock=self.clock,
+            ids=self.ids,
+            session_id=self.scenario.id,
+            name=who.name,
+            alias=who.alias,
+            channel=who.channel,
         )
 
     def legacy(self) -> LegacySession:

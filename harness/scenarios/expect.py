@@ -21,7 +21,13 @@ from harness.events import (
 )
 from harness.runtime import ChatMessage, HarnessError
 from harness.scenarios.runner import ScenarioRun
-from harness.scenarios.schema import CountsSpec, EventExpectation, Expectations, RowSpec
+from harness.scenarios.schema import (
+    CountsSpec,
+    EventExpectation,
+    Expectations,
+    LogSpec,
+    RowSpec,
+)
 
 
 class ExpectationFailed(HarnessError):
@@ -153,6 +159,28 @@ def check_turn_errors(run: ScenarioRun, expect: Expectations) -> list[str]:
     return failures
 
 
+def check_logs(
+    expected: Sequence[str | LogSpec], actual: Sequence[tuple[str, Mapping[str, object]]]
+) -> list[str]:
+    """Messages in order; for ``{message, attributes}`` entries, the named attributes too."""
+    want = [e if isinstance(e, str) else e.message for e in expected]
+    got = [message for message, _ in actual]
+    if want != got:
+        return ["logs differ:\n" + _diff("logs", want, got)]
+    failures = []
+    for index, (entry, (_, attributes)) in enumerate(zip(expected, actual, strict=True)):
+        if isinstance(entry, str):
+            continue
+        wrong = {
+            k: attributes.get(k) for k, v in entry.attributes.items() if attributes.get(k) != v
+        }
+        if wrong:
+            failures.append(
+                f"log {index + 1} ({entry.message!r}): expected {entry.attributes}, found {wrong}"
+            )
+    return failures
+
+
 def check(run: ScenarioRun) -> list[str]:
     expect = run.scenario.expect
     failures = check_turn_errors(run, expect)
@@ -182,6 +210,6 @@ def check(run: ScenarioRun) -> list[str]:
         answers = [t.answer for t in run.turns]
         if answers != expect.answers:
             failures.append(f"answers: expected {expect.answers}, found {answers}")
-    if expect.logs is not None and expect.logs != run.logs:
-        failures.append("logs differ:\n" + _diff("logs", expect.logs, run.logs))
+    if expect.logs is not None:
+        failures += check_logs(expect.logs, run.logs)
     return failures

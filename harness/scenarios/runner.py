@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from harness.agent import Agent, ChannelOrchestrator, LegacySession
@@ -41,7 +41,7 @@ class ScenarioRun:
     requests: list[list[ChatMessage]]
     final_history: list[ChatMessage]
     breadcrumb_flag: bool
-    logs: list[str] = field(default_factory=list)
+    logs: list[tuple[str, Mapping[str, object]]] = field(default_factory=list)
 
 
 def _expand(
@@ -159,7 +159,7 @@ async def run_scenario(scenario: Scenario, observers: Sequence[Observer] = ()) -
         requests=_requests(env, recorder.events),
         final_history=history,
         breadcrumb_flag=flag,
-        logs=[message for message, _ in env.logs],
+        logs=list(env.logs),
     )
 
 

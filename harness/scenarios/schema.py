@@ -291,6 +291,13 @@ class CountsSpec(_Strict):
         return events
 
 
+class LogSpec(_Strict):
+    """One log record of the legacy path: its message and (some of) its attributes."""
+
+    message: str
+    attributes: dict[str, Any] = {}
+
+
 class ErrorSpec(_Strict):
     type: str
     turn: Annotated[int, Field(ge=1)] | None = None
@@ -318,10 +325,23 @@ class Expectations(_Strict):
     breadcrumb_flag: bool | None = None
     answers: list[str | None] | None = None
     error: ErrorSpec | None = None
-    logs: list[str] | None = Field(default=None, description="legacy driver: log messages")
+    logs: list[str | LogSpec] | None = Field(
+        default=None,
+        description="legacy driver: the WARN records in order; a string names the message"
+        " only, {message, attributes} also checks the listed attributes",
+    )
 
 
 # --- the scenario ---------------------------------------------------------------------
+
+
+class AgentSpec(_Strict):
+    """Who the structured Agent is: it fills ``agent_alias`` and ``channel`` into its
+    turn-limit ``HistoryTrimmed`` (the tool-loop trims leave them empty, spec 13)."""
+
+    name: str = "trimscope"
+    alias: str | None = None
+    channel: str | None = None
 
 
 class RequestSpec(_Strict):
@@ -354,6 +374,7 @@ class Scenario(_Strict):
     system_prompt: str | None = "You are a careful agent."
     runtime: RuntimeSpec = RuntimeSpec()
     request: RequestSpec = RequestSpec()
+    agent: AgentSpec = AgentSpec()
     providers: dict[str, ProviderSpec] = Field(min_length=1)
     routes: RoutesSpec | None = None
     tools: list[ToolSpecModel] = []
