@@ -16,6 +16,7 @@ from harness.agent import (
     Agent,
     ChannelOrchestrator,
     Classifier,
+    Hook,
     LegacySession,
     LoopConfig,
     Route,
@@ -29,6 +30,7 @@ from harness.events import EventBus, Observer
 from harness.providers.factory import make_client
 from harness.runtime import (
     Attachment,
+    ChatMessage,
     HistoryPruning,
     ProviderProfile,
     RuntimeProfile,
@@ -36,6 +38,7 @@ from harness.runtime import (
 )
 from harness.scenarios.schema import (
     FakeSpec,
+    HookSpec,
     ProviderSpec,
     RouteSpec,
     Scenario,
@@ -109,6 +112,13 @@ def _tool(spec: ToolSpecModel) -> Tool:
         return ToolOutput(text, tuple(Attachment("image", t) for t in spec.images))
 
     return Tool(ToolSpec(spec.name, spec.description, spec.parameters), run)
+
+
+def _hook(spec: HookSpec) -> Hook:
+    def prepend_system(rows: list[ChatMessage]) -> list[ChatMessage]:
+        return [ChatMessage("system", spec.prepend_system), *rows]
+
+    return prepend_system
 
 
 def _route(spec: RouteSpec) -> Route:
@@ -224,6 +234,7 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
         tools=ToolBox({t.name: _tool(t) for t in scenario.tools}),
         tool_mode=ToolMode(scenario.tool_mode),
         classifier=Classifier(scenario.classifier),
+        hooks=tuple(_hook(h) for h in scenario.hooks),
         max_output_tokens=scenario.request.max_output_tokens,
         stream=scenario.request.stream,
         sleep=_no_sleep,

@@ -344,6 +344,13 @@ class AgentSpec(_Strict):
     channel: str | None = None
 
 
+class HookSpec(_Strict):
+    """A ``before_llm_call`` hook: it rewrites the prepared rows of every call (the
+    capacity check runs after it, spec 8); the working history is not changed."""
+
+    prepend_system: str = Field(description="a system row put first in every request")
+
+
 class RequestSpec(_Strict):
     """How the runtime asks: streamed answers, and the output budget it requests."""
 
@@ -375,6 +382,7 @@ class Scenario(_Strict):
     runtime: RuntimeSpec = RuntimeSpec()
     request: RequestSpec = RequestSpec()
     agent: AgentSpec = AgentSpec()
+    hooks: list[HookSpec] = []
     providers: dict[str, ProviderSpec] = Field(min_length=1)
     routes: RoutesSpec | None = None
     tools: list[ToolSpecModel] = []
