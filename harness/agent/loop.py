@@ -33,7 +33,6 @@ from harness.runtime import (
     ConversationMessage,
     ResolvedContextLimits,
     TrimResult,
-    check_capacity,
     estimate_history_tokens,
     estimate_system_floor_tokens,
     estimate_tool_schema_tokens,
@@ -45,6 +44,7 @@ from harness.runtime import (
     trim_to_recent_turns,
     trim_to_reported_budget,
 )
+from harness.runtime.capacity import require_fit
 from harness.runtime.constants import (
     MAX_ITERATIONS_SUMMARY_PROMPT,
     REACTIVE_RECOVERY_DENOMINATOR,
@@ -174,7 +174,7 @@ class ToolLoop:
         ctx, window = call.context, call.limits.model_context_window
         check = measure_capacity(call.prepared, call.tool_schema_tokens, window)
         self._announcer.capacity_checked(ctx.route, ctx.model, check, purpose)
-        check_capacity(call.prepared, call.tool_schema_tokens, window)
+        require_fit(check)  # the same measurement the event reported
         tools = self._config.tools.specs if call.tool_schema_tokens else None
         request = ProviderRequest(
             ctx.model or "",

@@ -43,7 +43,13 @@ def check_capacity(
     prepared_messages: Sequence[ChatMessage], tool_schema_tokens: int, model_context_window: int
 ) -> CapacityCheck:
     """Return the passing check, or raise ``ContextCapacityExceeded`` naming every operand."""
-    check = measure_capacity(prepared_messages, tool_schema_tokens, model_context_window)
+    return require_fit(
+        measure_capacity(prepared_messages, tool_schema_tokens, model_context_window)
+    )
+
+
+def require_fit(check: CapacityCheck) -> CapacityCheck:
+    """``check`` when it fits; else ``ContextCapacityExceeded`` naming every operand."""
     if not check.fits:
         raise ContextCapacityExceeded(
             message_tokens=check.message_tokens,

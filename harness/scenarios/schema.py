@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from harness.runtime.constants import DEFAULT_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_RESULT_CHARS
 from harness.scenarios.references import all_steps, driver_problems, named_routes
 from harness.scenarios.vocabulary import (
     EVENT_FIELDS,
@@ -70,8 +71,8 @@ class RuntimeSpec(_Strict):
     context_compact_ratio: float | None = None
     history_pruning: HistoryPruningSpec = HistoryPruningSpec()
     max_history_messages: NonNegative | None = None
-    max_tool_iterations: NonNegative = 10
-    max_tool_result_chars: NonNegative = 50_000
+    max_tool_iterations: NonNegative = DEFAULT_MAX_TOOL_ITERATIONS
+    max_tool_result_chars: NonNegative = DEFAULT_MAX_TOOL_RESULT_CHARS
 
 
 class RouteSpec(_Strict):
