@@ -24,6 +24,7 @@ from harness.runtime import (
     ChatMessage,
     HistoryWindow,
     TrimResult,
+    TrimStats,
     estimate_history_tokens,
     insert_breadcrumb_deduped,
     trim_to_recent_turns,
@@ -310,21 +311,7 @@ def bench_retrim(report: Report, sizes: Sequence[int]) -> list[RetrimRow]:
                 stats = in_place.trim_in_place(budget)
                 in_place_ns.append(time.perf_counter_ns() - start)
 
-                identical &= result == expected and (
-                    stats.dropped_messages,
-                    stats.dropped_turns,
-                    stats.kept_turns,
-                    stats.tokens_before,
-                    stats.tokens_after,
-                    stats.trimmed,
-                ) == (
-                    expected.dropped_messages,
-                    expected.dropped_turns,
-                    expected.kept_turns,
-                    expected.tokens_before,
-                    expected.tokens_after,
-                    expected.trimmed,
-                )
+                identical &= result == expected and stats == TrimStats.of(expected)
                 pure_rows = expected.history
                 if expected.trimmed:
                     trimmed_steps += 1

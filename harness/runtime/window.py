@@ -66,6 +66,18 @@ class TrimStats:
     tokens_after: int
     trimmed: bool
 
+    @classmethod
+    def of(cls, result: TrimResult) -> TrimStats:
+        """The counters of a full result, to compare with an in-place trim."""
+        return cls(
+            result.dropped_messages,
+            result.dropped_turns,
+            result.kept_turns,
+            result.tokens_before,
+            result.tokens_after,
+            result.trimmed,
+        )
+
 
 _RUST_WHITESPACE = frozenset(RUST_WHITESPACE)
 # ceil(bytes / B) + F == (bytes + B - 1 + F * B) // B

@@ -25,6 +25,7 @@ from harness.runtime import (
     ChatMessage,
     HistoryWindow,
     TrimResult,
+    TrimStats,
     TurnCountTrimResult,
     estimate_history_tokens,
     insert_breadcrumb_deduped,
@@ -210,21 +211,7 @@ def test_trim_in_place_and_apply_follow_the_pure_result(
     expected = trim_to_recent_turns(history, budget, flag)
     in_place = HistoryWindow(history, flag)
     stats = in_place.trim_in_place(budget)
-    assert (
-        stats.dropped_messages,
-        stats.dropped_turns,
-        stats.kept_turns,
-        stats.tokens_before,
-        stats.tokens_after,
-        stats.trimmed,
-    ) == (
-        expected.dropped_messages,
-        expected.dropped_turns,
-        expected.kept_turns,
-        expected.tokens_before,
-        expected.tokens_after,
-        expected.trimmed,
-    )
+    assert stats == TrimStats.of(expected)
     applied = HistoryWindow(history, flag)
     applied.apply(expected)  # a pure result on the window's history is accepted too
     for window in (in_place, applied):
