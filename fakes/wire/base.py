@@ -120,3 +120,19 @@ class WireFormat(Protocol):
     def error_headers(self, kind: ErrorKind) -> Mapping[str, str]: ...
 
     def unknown_model(self, model: str) -> WireError: ...
+
+
+class Unstreamed:
+    """For wire formats whose streaming the fakes do not model (Bedrock ConverseStream,
+    Cohere, Gemini): a streamed request gets the whole reply, or the error, as one event."""
+
+    __slots__ = ()
+
+    def reply(self, plan: ReplyPlan) -> JSONValue:
+        raise NotImplementedError
+
+    def stream(self, plan: ReplyPlan) -> tuple[StreamEvent, ...]:
+        return (StreamEvent(self.reply(plan)),)
+
+    def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
+        return (StreamEvent(event),)

@@ -31,8 +31,8 @@ from fakes.wire.base import (
     ErrorKind,
     ReplyPlan,
     RequestContext,
-    StreamEvent,
     StreamMedia,
+    Unstreamed,
     WireError,
 )
 from fakes.wire.common import arr, join_user_parts, obj, schema
@@ -109,7 +109,7 @@ def _rows(message: dict[str, Any], where: str) -> list[Row]:
 
 
 @dataclass(frozen=True, slots=True)
-class BedrockConverse:
+class BedrockConverse(Unstreamed):
     name: WireName = "bedrock"
     tool_id_prefix: str = "tooluse_"
     stream_media: StreamMedia = "sse"
@@ -177,12 +177,6 @@ class BedrockConverse:
             },
             "metrics": {"latencyMs": 1},
         }
-
-    def stream(self, plan: ReplyPlan) -> tuple[StreamEvent, ...]:
-        return (StreamEvent(self.reply(plan)),)
-
-    def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
-        return (StreamEvent(event),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
         return {"message": message}

@@ -18,8 +18,8 @@ from fakes.wire.base import (
     ErrorKind,
     ReplyPlan,
     RequestContext,
-    StreamEvent,
     StreamMedia,
+    Unstreamed,
     WireError,
 )
 from fakes.wire.common import arr, obj, optional_int, required, string
@@ -49,7 +49,7 @@ def _row(message: dict[str, Any], where: str) -> Row:
 
 
 @dataclass(frozen=True, slots=True)
-class CohereChat:
+class CohereChat(Unstreamed):
     name: WireName = "cohere"
     tool_id_prefix: str = "call_"
     stream_media: StreamMedia = "sse"
@@ -92,12 +92,6 @@ class CohereChat:
             "message": message,
             "usage": {"billed_units": units, "tokens": dict(units)},
         }
-
-    def stream(self, plan: ReplyPlan) -> tuple[StreamEvent, ...]:
-        return (StreamEvent(self.reply(plan)),)
-
-    def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
-        return (StreamEvent(event),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
         return {"message": message}

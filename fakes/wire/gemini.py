@@ -34,8 +34,8 @@ from fakes.wire.base import (
     ErrorKind,
     ReplyPlan,
     RequestContext,
-    StreamEvent,
     StreamMedia,
+    Unstreamed,
     WireError,
 )
 from fakes.wire.common import Invalid, arr, data_uri, join_user_parts, obj, objects, schema
@@ -141,7 +141,7 @@ def _tools(tools: Any) -> tuple[ToolSchema, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class GeminiGenerateContent:
+class GeminiGenerateContent(Unstreamed):
     name: WireName = "gemini"
     tool_id_prefix: str = ""
     stream_media: StreamMedia = "sse"
@@ -200,12 +200,6 @@ class GeminiGenerateContent:
             "modelVersion": plan.model,
             "responseId": plan.response_id,
         }
-
-    def stream(self, plan: ReplyPlan) -> tuple[StreamEvent, ...]:
-        return (StreamEvent(self.reply(plan)),)
-
-    def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
-        return (StreamEvent(event),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
         return gemini_error(status, message)
