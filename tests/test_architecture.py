@@ -19,7 +19,7 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 RULES: dict[str, set[str]] = {
     "harness.runtime": {"harness.runtime"},
     "harness.events": {"harness.runtime", "harness.events"},
-    "harness.providers": {"harness.runtime", "harness.providers", "httpx"},
+    "harness.providers": {"harness.runtime", "harness.providers", "httpx", "orjson"},
     "harness.agent": {"harness.runtime", "harness.events", "harness.providers", "harness.agent"},
     "harness.telemetry": {
         "harness.runtime",

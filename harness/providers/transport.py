@@ -29,7 +29,7 @@ from harness.providers.failures import (
     transport_error,
 )
 from harness.providers.sse import SseEvent, iter_sse
-from harness.providers.wirejson import JsonObject, WireShapeError, dumps, loads
+from harness.providers.wirejson import JsonObject, WireShapeError, decode_body, encode_body, loads
 
 Clock = Callable[[], datetime]
 IdFactory = Callable[[], str]
@@ -37,11 +37,16 @@ EventSink = Callable[[SseEvent], None]
 
 
 class Answer(NamedTuple):
-    """A decoded 200 body, with its raw text and status for error reports."""
+    """A decoded 200 body, with its response (the body's text for error reports, decoded
+    only when one is made) and status."""
 
     value: object
-    text: str
+    response: httpx.Response
     status: int
+
+    @property
+    def text(self) -> str:
+        return self.response.text
 
 
 def utc_now() -> datetime:
@@ -145,12 +150,25 @@ class HttpProviderClient(abc.ABC):
         """POST and return the decoded 200 body; every other outcome raises."""
         try:
             response = await self._client.post(
-                self.base_url + path, content=dumps(payload), headers=self._headers(stream=False)
+                self.base_url + path,
+                content=encode_body(payload),
+                headers=self._headers(stream=False),
             )
         except httpx.TransportError as exc:
             raise transport_error(self.provider_name, exc) from exc
-        status, text = response.status_code, response.text
-        return Answer(self._decode(status, text, response.headers), text, status)
+        status = response.status_code
+        if status >= httpx.codes.BAD_REQUEST:
+            raise self._failure(status, response.text, response.headers)
+        try:
+            if _utf8(response):
+                decoded = decode_body(response.content, lambda: response.text)
+            else:
+                decoded = loads(response.text)
+        except WireShapeError as exc:
+            raise self.protocol_error(status, response.text, str(exc)) from exc
+        if embedded_error(decoded):
+            raise self._failure(status, response.text, response.headers)
+        return Answer(decoded, response, status)
 
     def _decode(self, status: int, body: str, headers: httpx.Headers) -> object:
         if status >= httpx.codes.BAD_REQUEST:
@@ -170,7 +188,7 @@ class HttpProviderClient(abc.ABC):
         url = self.base_url + path
         try:
             async with self._client.stream(
-                "POST", url, content=dumps(payload), headers=self._headers(stream=True)
+                "POST", url, content=encode_body(payload), headers=self._headers(stream=True)
             ) as response:
                 if response.status_code >= httpx.codes.BAD_REQUEST or _is_json(response):
                     body = (await response.aread()).decode("utf-8", "replace")
@@ -194,6 +212,13 @@ class HttpProviderClient(abc.ABC):
         if not isinstance(value, dict):
             raise self.protocol_error(None, event.data, "event data is not a JSON object")
         return {str(k): v for k, v in value.items()}
+
+
+def _utf8(response: httpx.Response) -> bool:
+    """Whether the body's text is its bytes read as UTF-8 (no other charset declared), so
+    the bytes can be decoded directly."""
+    charset = response.charset_encoding
+    return charset is None or charset.lower().replace("_", "-") in {"utf-8", "utf8"}
 
 
 def _is_json(response: httpx.Response) -> bool:
