@@ -7,6 +7,7 @@ an assistant text row and one ``[Tool results]`` user carrier per round.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -34,28 +35,47 @@ def _prompt_mode_call_text(message: AssistantToolCalls) -> str:
     return f"{message.text}\n{calls}" if message.text else calls
 
 
+RENDER_CACHE_MESSAGES = 8192
+"""Structured messages whose rendered rows are kept, process-wide (least recently used
+forgotten first)."""
+
+
 def to_provider_messages(
     history: Sequence[ConversationMessage], mode: ToolMode
 ) -> list[ChatMessage]:
     rows: list[ChatMessage] = []
     for message in history:
-        match message:
-            case Chat(message=row):
-                rows.append(row)
-            case AssistantToolCalls() if mode is ToolMode.NATIVE:
-                rows.append(
-                    native_tool_call_row(
-                        message.text, message.tool_calls, message.reasoning_content
-                    )
-                )
-            case AssistantToolCalls():
-                rows.append(ChatMessage("assistant", _prompt_mode_call_text(message)))
-            case ToolResults(results=results) if mode is ToolMode.NATIVE:
-                rows.extend(
-                    native_tool_result_row(r.tool_call_id, r.content, r.attachments)
-                    for r in results
-                )
-            case ToolResults(results=results):
-                attachments = [a for r in results for a in r.attachments]
-                rows.append(prompt_tool_results_row(results, attachments))
+        if isinstance(message, Chat):
+            rows.append(message.message)
+            continue
+        try:
+            rows.extend(_rendered(message, mode))
+        except TypeError:  # an unhashable ``extra_content``: rendered each time
+            rows.extend(_render(message, mode))
     return rows
+
+
+@functools.lru_cache(maxsize=RENDER_CACHE_MESSAGES)
+def _rendered(message: AssistantToolCalls | ToolResults, mode: ToolMode) -> tuple[ChatMessage, ...]:
+    """The rows of ``message``, rendered once: the working history is rebuilt from
+    ``Agent.history`` every turn, and a row rendered again is a new object, so everything
+    the runtime remembers on a row (token costs, tool-call ids) would be measured again.
+    Rows are immutable and equal messages render equal rows, so sharing them is safe."""
+    return _render(message, mode)
+
+
+def _render(message: AssistantToolCalls | ToolResults, mode: ToolMode) -> tuple[ChatMessage, ...]:
+    match message:
+        case AssistantToolCalls() if mode is ToolMode.NATIVE:
+            return (
+                native_tool_call_row(message.text, message.tool_calls, message.reasoning_content),
+            )
+        case AssistantToolCalls():
+            return (ChatMessage("assistant", _prompt_mode_call_text(message)),)
+        case ToolResults(results=results) if mode is ToolMode.NATIVE:
+            return tuple(
+                native_tool_result_row(r.tool_call_id, r.content, r.attachments) for r in results
+            )
+        case ToolResults(results=results):
+            attachments = [a for r in results for a in r.attachments]
+            return (prompt_tool_results_row(results, attachments),)

@@ -82,6 +82,12 @@ class ToolLoop:
         self._config = config
         self._announcer = announcer
         self._ids = ids
+        self._schema_tokens: int | None = None  # the tools of one turn do not change
+
+    def _tool_schema_tokens(self) -> int:
+        if self._schema_tokens is None:
+            self._schema_tokens = estimate_tool_schema_tokens(self._config.tools.specs)
+        return self._schema_tokens
 
     async def run(
         self, state: TurnState, *, requested_model: str | None, switched: Route | None
@@ -153,7 +159,7 @@ class ToolLoop:
         for hook in self._config.hooks:
             prepared = hook(prepared)
         native_tools = with_tools and self._config.tool_mode is ToolMode.NATIVE
-        schema = estimate_tool_schema_tokens(self._config.tools.specs) if native_tools else 0
+        schema = self._tool_schema_tokens() if native_tools else 0
         client = self._config.clients[route.provider]
         context = CallContext(self._ids("call"), route, model, client.provider_kind)
         return _Call(context, limits, schema, prepared)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from collections.abc import Sequence
-from typing import assert_never
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from harness.events import (
     BudgetResolved,
@@ -29,6 +29,11 @@ from harness.events import (
 )
 from harness.telemetry.names import trim_reason_label
 
+IGNORED: frozenset[type[Event]] = frozenset(
+    {TurnStarted, BudgetResolved, ProviderCallStarted, ToolCallStarted}
+)
+"""Kinds a load run does not count: their outcomes are counted from the kinds that close them."""
+
 
 class LoadTally:
     """Counts of one run; thread-safe (the bus may publish from Locust greenlets)."""
@@ -43,34 +48,47 @@ class LoadTally:
         self.overflows = 0
         self.capacity_refusals = 0
         self.tool_calls = 0
+        # The counting method of each kind counted: one lookup per event, not a chain of
+        # patterns. The other kinds (``IGNORED``) open what the counted ones close.
+        self._counters: dict[type[Event], Callable[[Any], None]] = {
+            TurnFinished: self._turn,
+            CapacityChecked: self._capacity,
+            ProviderCallFinished: self._call,
+            OverflowDetected: self._overflow,
+            RecoveryAttempted: self._recovery,
+            HistoryTrimmed: self._trim,
+            ToolCallFinished: self._tool,
+        }
 
     def on_event(self, event: Event) -> None:
-        with self._lock:
-            self._count(event)
+        count = self._counters.get(type(event))
+        if count is not None:
+            with self._lock:
+                count(event)
 
-    def _count(self, event: Event) -> None:
-        match event:
-            case TurnStarted() | BudgetResolved() | ProviderCallStarted() | ToolCallStarted():
-                pass  # ignored: their outcomes are counted from the events that close them
-            case TurnFinished():
-                self.turns[event.outcome] += 1
-                if event.error_type:
-                    self.turn_errors[event.error_type] += 1
-            case CapacityChecked():
-                if not event.fits:
-                    self.capacity_refusals += 1
-            case ProviderCallFinished():
-                self.calls[event.outcome] += 1
-            case OverflowDetected():
-                self.overflows += 1
-            case RecoveryAttempted():
-                self.recoveries[event.outcome] += 1
-            case HistoryTrimmed():
-                self.trims[trim_reason_label(event.reason), str(event.trigger)] += 1
-            case ToolCallFinished():
-                self.tool_calls += 1
-            case _:
-                assert_never(event)
+    def _turn(self, event: TurnFinished) -> None:
+        self.turns[event.outcome] += 1
+        if event.error_type:
+            self.turn_errors[event.error_type] += 1
+
+    def _capacity(self, event: CapacityChecked) -> None:
+        if not event.fits:
+            self.capacity_refusals += 1
+
+    def _call(self, event: ProviderCallFinished) -> None:
+        self.calls[event.outcome] += 1
+
+    def _overflow(self, event: OverflowDetected) -> None:
+        self.overflows += 1
+
+    def _recovery(self, event: RecoveryAttempted) -> None:
+        self.recoveries[event.outcome] += 1
+
+    def _trim(self, event: HistoryTrimmed) -> None:
+        self.trims[trim_reason_label(event.reason), str(event.trigger)] += 1
+
+    def _tool(self, event: ToolCallFinished) -> None:
+        self.tool_calls += 1
 
     @property
     def provider_calls(self) -> int:

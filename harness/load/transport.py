@@ -36,7 +36,8 @@ class ShardedTransport(httpx.AsyncBaseTransport):
         count = max(1, math.ceil(connections / per_pool))
         size = max(1, math.ceil(connections / count))
         limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-        self._pools = [httpx.AsyncHTTPTransport(limits=limits) for _ in range(count)]
+        tls = httpx.create_ssl_context()  # one for all pools: each costs a CA bundle load
+        self._pools = [httpx.AsyncHTTPTransport(limits=limits, verify=tls) for _ in range(count)]
 
     @property
     def pools(self) -> int:

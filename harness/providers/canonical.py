@@ -21,6 +21,7 @@ Every client renders the same decoded rows, so the rules below hold for every wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -100,7 +101,15 @@ def decode_rows(messages: Sequence[ChatMessage]) -> tuple[WireRow, ...]:
     return tuple(_decode(row, current=index >= start) for index, row in enumerate(messages))
 
 
+DECODE_CACHE_ROWS = 8192
+"""Decoded rows kept, process-wide (least recently used forgotten first)."""
+
+
+@functools.lru_cache(maxsize=DECODE_CACHE_ROWS)
 def _decode(row: ChatMessage, *, current: bool) -> WireRow:
+    """Decode one row. Remembered: every request re-sends the whole history, so without
+    it each call would parse every tool row's JSON again. Decoding is a pure function of
+    the row (and whether it belongs to the current turn) and decoded rows are immutable."""
     if row.role == "system":
         return SystemRow(row.content)
     if row.role == "assistant":

@@ -216,7 +216,10 @@ class HttpProviderClient(abc.ABC):
 
 def _utf8(response: httpx.Response) -> bool:
     """Whether the body's text is its bytes read as UTF-8 (no other charset declared), so
-    the bytes can be decoded directly."""
+    the bytes can be decoded directly. The header is parsed only when it names a charset
+    (``charset_encoding`` parses it on every call, and it rarely does)."""
+    if "charset" not in response.headers.get("content-type", "").lower():
+        return True
     charset = response.charset_encoding
     return charset is None or charset.lower().replace("_", "-") in {"utf-8", "utf8"}
 

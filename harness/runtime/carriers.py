@@ -108,7 +108,16 @@ def parse_prompt_tool_carrier(content: str) -> ParsedCarrier | None:
 
 
 def parse_carrier(message: ChatMessage) -> ParsedCarrier | None:
-    """The declaration of a carrier row, or ``None`` for a carrier with no fixed position."""
-    if message.role == "tool":
-        return parse_native_tool_carrier(message.content)
-    return parse_prompt_tool_carrier(message.content)
+    """The declaration of a carrier row, or ``None`` for a carrier with no fixed position.
+
+    Remembered on the (immutable) row: the estimate, the image check and the wire decode
+    each read the current turn's carriers on every loop iteration."""
+    try:
+        cached: ParsedCarrier | None = message._carrier  # type: ignore[attr-defined]
+    except AttributeError:
+        if message.role == "tool":
+            cached = parse_native_tool_carrier(message.content)
+        else:
+            cached = parse_prompt_tool_carrier(message.content)
+        object.__setattr__(message, "_carrier", cached)
+    return cached

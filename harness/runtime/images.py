@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.runtime.carriers import is_tool_result_carrier, parse_carrier
+from harness.runtime.constants import IMAGE_MARKER_PREFIX
 from harness.runtime.estimate import current_turn_start, summarize_image_markers
 from harness.runtime.messages import ChatMessage
 
@@ -24,6 +25,10 @@ def request_has_images(rows: Sequence[ChatMessage]) -> bool:
                     and any(a.kind == "image" for a in parsed.attachments)
                 ):
                     return True
-        elif row.role == "user" and summarize_image_markers(row.content).image_refs > 0:
+        elif (
+            row.role == "user"
+            and IMAGE_MARKER_PREFIX in row.content  # most rows have none: skip the scan
+            and summarize_image_markers(row.content).image_refs > 0
+        ):
             return True
     return False

@@ -26,14 +26,15 @@ class ChatMessage:
     """One provider-facing row: ``system``, ``user``, ``assistant`` or ``tool``.
 
     Besides its two fields a row has hidden slots (not fields: equality, hashing and
-    ``repr`` ignore them) where ``harness.runtime.estimate`` remembers what it measured:
-    the row's token cost as an older and as a current-turn row, whether it opens a turn,
-    and the tool-call ids its JSON carries. A row is immutable, so these never go stale;
-    rows persist across turns and are re-examined at every trim and every loop iteration,
-    and measuring them again each time would dominate.
+    ``repr`` ignore them) where the runtime remembers what it measured: the row's token
+    cost as an older and as a current-turn row, whether it opens a turn, the tool-call ids
+    its JSON carries, and its parsed carrier declaration. A row is immutable, so these
+    never go stale; rows persist across turns and are re-examined at every trim and every
+    loop iteration, and measuring them again each time would dominate.
     """
 
     __slots__ = (
+        "_carrier",
         "_current_tokens",
         "_older_tokens",
         "_opens_turn",

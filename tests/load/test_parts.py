@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry
 
 import harness.load
 from fakes.profiles import SDK_ENDPOINTS
+from harness.events import EVENT_KINDS
 from harness.load import (
     FAKE_FOR_KIND,
     LoadMetrics,
@@ -26,7 +27,7 @@ from harness.load import (
 )
 from harness.load.metrics import OVERHEAD, bucket_quantile, buckets
 from harness.load.session import Samples
-from harness.load.tally import percentile
+from harness.load.tally import IGNORED, LoadTally, percentile
 from harness.load.transport import InlineSyncTransport, SuspendedError, drive
 from harness.providers.factory import PROVIDER_KINDS
 from harness.scenarios.environment import FAKE_FOR_KIND as SCENARIO_FAKE_FOR_KIND
@@ -145,3 +146,9 @@ def test_the_public_surface_is_listed_and_importable() -> None:
     assert sorted(harness.load.__all__) == sorted(set(harness.load.__all__))
     for name in harness.load.__all__:
         assert hasattr(harness.load, name), name
+
+
+def test_the_tally_counts_or_ignores_every_event_kind_and_never_both() -> None:
+    counted = set(LoadTally()._counters)
+    assert counted.isdisjoint(IGNORED)
+    assert counted | IGNORED == set(EVENT_KINDS)
