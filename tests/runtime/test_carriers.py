@@ -5,6 +5,8 @@ import dataclasses
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.runtime import (
     AssistantToolCalls,
@@ -25,6 +27,7 @@ from harness.runtime import (
     render_prompt_tool_carrier,
     tool_result_block,
 )
+from harness.runtime.carriers import parse_carrier
 from tests.runtime.builders import asst, raw, sys, user
 
 
@@ -290,3 +293,25 @@ def test_native_malformed_items_are_skipped_and_the_carrier_stays_declared() -> 
     assert parse_native_tool_carrier(content) == ParsedCarrier(
         "body", (Attachment("image", "/tmp/a.png"),), declared=True
     )
+
+
+def image(target: str) -> dict[str, str]:
+    return {"kind": "image", "target": target}
+
+
+@given(st.sampled_from(["tool", "user"]), st.text(max_size=60))
+def test_a_carrier_parsed_once_is_remembered_and_equal_to_a_fresh_parse(
+    role: str, text: str
+) -> None:
+    """``parse_carrier`` remembers its answer on the row; the answer never differs from
+    parsing the same content on a row that has not been parsed yet."""
+    content = (
+        json.dumps({"tool_call_id": "c1", "content": text, "attachments": [image(text)]})
+        if role == "tool"
+        else f"[Tool results]\n[Tool attachments: 1]\n[IMAGE:{text}]\n{text}"
+    )
+    row = ChatMessage(role, content)
+    first = parse_carrier(row)
+    assert parse_carrier(row) is first
+    parse = parse_native_tool_carrier if role == "tool" else parse_prompt_tool_carrier
+    assert first == parse(content)
