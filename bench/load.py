@@ -14,7 +14,8 @@ Each round runs the three in turn; the medians of ``ROUNDS`` rounds are compared
 uses fresh session ids, so the fake answers each run's call ``n`` of a session exactly as it
 answered the recording. Ratios: throughput (provider calls per second) and the bench
 process's CPU time per call (``resource.getrusage``). Last, the memory an idle session
-holds after 50 turns (``tracemalloc``: allocations still live once the sessions are done).
+holds after 50 turns (``tracemalloc``: allocations still live once the sessions are done),
+with the process-wide row caches (bounded, shared by every session) counted apart.
 """
 
 from __future__ import annotations
@@ -41,11 +42,13 @@ from prometheus_client import CollectorRegistry
 
 from bench.timing import table
 from harness.agent import Agent
+from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus
 from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
 from harness.load.session import Samples, SessionFactory, Stopwatch, http_client
 from harness.load.template import SESSION_HEADER, write_plan
 from harness.load.transport import SLOT_HEADER, ShardedTransport
+from harness.providers.canonical import decoded_row
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 ROUNDS = 3
@@ -157,8 +160,23 @@ async def harness(plan: LoadPlan, prefix: str, *, observers: bool) -> Measured:
             telemetry.shutdown()
 
 
-async def idle_memory(base_url: str, ref: str) -> tuple[float, int, int]:
-    """Bytes still allocated per session after ``MEMORY_TURNS`` turns, rows, text bytes."""
+@dataclass(frozen=True, slots=True)
+class Memory:
+    per_session: float
+    rows: int
+    text: int
+    caches: int
+
+
+def clear_row_caches() -> None:
+    rendered_rows.cache_clear()
+    decoded_row.cache_clear()
+
+
+async def idle_memory(base_url: str, ref: str) -> Memory:
+    """Bytes still allocated per session after ``MEMORY_TURNS`` turns (rows, text bytes),
+    and apart, what the process-wide row caches hold then: they are bounded
+    (``RENDER_CACHE_MESSAGES``, ``DECODE_CACHE_ROWS``) and do not grow with sessions."""
     template = default_template(context_window=MEMORY_WINDOW, turn_limit=MEMORY_TURNS)
     async with http_client(MEMORY_SESSIONS, 30.0) as http:
 
@@ -173,6 +191,7 @@ async def idle_memory(base_url: str, ref: str) -> tuple[float, int, int]:
 
         # Warm-up: every pooled connection is open before tracing starts.
         await asyncio.gather(*(session(i, 1, "warm-") for i in range(MEMORY_SESSIONS)))
+        clear_row_caches()
         gc.collect()
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
@@ -180,11 +199,14 @@ async def idle_memory(base_url: str, ref: str) -> tuple[float, int, int]:
             *(session(i, MEMORY_TURNS, "idle-") for i in range(MEMORY_SESSIONS))
         )
         gc.collect()
+        with_caches = tracemalloc.get_traced_memory()[0]
+        clear_row_caches()
+        gc.collect()
         after = tracemalloc.get_traced_memory()[0]
         tracemalloc.stop()
     rows = sum(len(agent.history) for agent in agents) // MEMORY_SESSIONS
     text = sum(len(str(row).encode()) for a in agents for row in a.history) // MEMORY_SESSIONS
-    return (after - before) / MEMORY_SESSIONS, rows, text
+    return Memory((after - before) / MEMORY_SESSIONS, rows, text, with_caches - after)
 
 
 def _median(values: Sequence[Measured], key: Callable[[Measured], float]) -> float:
@@ -204,9 +226,7 @@ async def measure(plan: LoadPlan, say: Callable[[str], None]) -> dict[str, list[
     return runs
 
 
-def report(
-    runs: dict[str, list[Measured]], memory: tuple[float, int, int], say: Callable[[str], None]
-) -> None:
+def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str], None]) -> None:
     rate = {k: _median(v, lambda m: m.rate) for k, v in runs.items()}
     cpu = {k: _median(v, lambda m: m.cpu_ms_per_call) for k, v in runs.items()}
     calls = {k: v[0].calls for k, v in runs.items()}
@@ -226,9 +246,9 @@ def report(
     observers = rate["harness"] / rate["observers"] - 1
     cpu_overhead = cpu["harness"] / cpu["baseline"] - 1
     cpu_observers = cpu["observers"] / cpu["harness"] - 1
-    per_session, rows, text = memory
     agent = _median(runs["harness"], lambda m: m.overhead_p50_ms)
-    history = f"{rows} rows, {text / 1024:,.1f} KiB of text"
+    history = f"{memory.rows} rows, {memory.text / 1024:,.1f} KiB of text"
+    sessions = f"{MEMORY_SESSIONS} sessions"
     info = "(information)"
     rows_out = [
         ["harness overhead: baseline calls/s ÷ harness calls/s − 1", f"{overhead:+.1%}"],
@@ -237,10 +257,12 @@ def report(
         ["observers CPU per call, on ÷ off − 1", f"{cpu_observers:+.1%}"],
         ["agent time per call outside HTTP (p50, trim + estimate + checks)", f"{agent:.3f} ms"],
         [f"idle session holding a {MEMORY_TURNS}-turn history ({history})",
-         f"{per_session / 1024:,.1f} KiB"],
+         f"{memory.per_session / 1024:,.1f} KiB"],
+        [f"process-wide row caches after those {sessions} (bounded, shared)",
+         f"{memory.caches / 1024:,.1f} KiB"],
     ]  # fmt: skip
     goals = [_goal(overhead, GOAL_OVERHEAD), _goal(observers, GOAL_OBSERVERS), info, info]
-    goals += [info, info]
+    goals += [info, info, info]
     say("")
     say("Ratios and goals")
     say(

@@ -49,14 +49,16 @@ def to_provider_messages(
             rows.append(message.message)
             continue
         try:
-            rows.extend(_rendered(message, mode))
+            rows.extend(rendered_rows(message, mode))
         except TypeError:  # an unhashable ``extra_content``: rendered each time
             rows.extend(_render(message, mode))
     return rows
 
 
 @functools.lru_cache(maxsize=RENDER_CACHE_MESSAGES)
-def _rendered(message: AssistantToolCalls | ToolResults, mode: ToolMode) -> tuple[ChatMessage, ...]:
+def rendered_rows(
+    message: AssistantToolCalls | ToolResults, mode: ToolMode
+) -> tuple[ChatMessage, ...]:
     """The rows of ``message``, rendered once: the working history is rebuilt from
     ``Agent.history`` every turn, and a row rendered again is a new object, so everything
     the runtime remembers on a row (token costs, tool-call ids) would be measured again.

@@ -98,7 +98,7 @@ WireRow: TypeAlias = SystemRow | UserRow | AssistantRow | ToolRow
 def decode_rows(messages: Sequence[ChatMessage]) -> tuple[WireRow, ...]:
     """Decode canonical rows; raises ``ValueError`` for a role outside the four of spec 1.1."""
     start = current_turn_start(messages)
-    return tuple(_decode(row, current=index >= start) for index, row in enumerate(messages))
+    return tuple(decoded_row(row, current=index >= start) for index, row in enumerate(messages))
 
 
 DECODE_CACHE_ROWS = 8192
@@ -106,7 +106,7 @@ DECODE_CACHE_ROWS = 8192
 
 
 @functools.lru_cache(maxsize=DECODE_CACHE_ROWS)
-def _decode(row: ChatMessage, *, current: bool) -> WireRow:
+def decoded_row(row: ChatMessage, *, current: bool) -> WireRow:
     """Decode one row. Remembered: every request re-sends the whole history, so without
     it each call would parse every tool row's JSON again. Decoding is a pure function of
     the row (and whether it belongs to the current turn) and decoded rows are immutable."""

@@ -17,7 +17,8 @@ import orjson
 
 JsonObject: TypeAlias = dict[str, object]
 
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")  # beyond 64 bits needs 19 digits (or 20)
+# Beyond 64 bits needs 19 digits (or 20). Spelled out: ``[0-9]{19}`` scans ~3x slower.
+_LONG_DIGITS = re.compile(rb"[0-9]" * 19)
 
 
 class WireShapeError(ValueError):
