@@ -36,50 +36,53 @@ def _present(pairs: Mapping[str, AttributeValue | None]) -> Attributes:
 
 def agent_start_attributes(event: TurnStarted) -> Attributes:
     """Set at span start: they matter for sampling (gen-ai-agent-spans.md)."""
-    return _present(
-        {
-            n.GEN_AI_OPERATION_NAME: n.OPERATION_INVOKE_AGENT,
-            n.GEN_AI_AGENT_NAME: event.agent_name,
-            n.GEN_AI_PROVIDER_NAME: event.provider,
-            n.GEN_AI_REQUEST_MODEL: event.model,
-            n.GEN_AI_CONVERSATION_ID: event.session_id,
-            n.ATTR_TURN_ID: event.turn_id,
-            n.ATTR_USER_TEXT_BYTES: event.user_text_bytes,
-        }
-    )
+    attributes: Attributes = {
+        n.GEN_AI_OPERATION_NAME: n.OPERATION_INVOKE_AGENT,
+        n.GEN_AI_AGENT_NAME: event.agent_name,
+        n.GEN_AI_PROVIDER_NAME: event.provider,
+    }
+    if event.model is not None:
+        attributes[n.GEN_AI_REQUEST_MODEL] = event.model
+    attributes[n.GEN_AI_CONVERSATION_ID] = event.session_id
+    if event.turn_id is not None:
+        attributes[n.ATTR_TURN_ID] = event.turn_id
+    attributes[n.ATTR_USER_TEXT_BYTES] = event.user_text_bytes
+    return attributes
 
 
 def call_start_attributes(event: ProviderCallStarted, operation: str) -> Attributes:
-    attributes = _present(
-        {
-            n.GEN_AI_OPERATION_NAME: operation,
-            n.GEN_AI_PROVIDER_NAME: event.provider,
-            n.GEN_AI_REQUEST_MODEL: event.model,
-            n.GEN_AI_CONVERSATION_ID: event.session_id,
-            n.ATTR_CALL_ID: event.call_id,
-            n.ATTR_PROVIDER_KIND: event.provider_kind,
-            n.ATTR_ITERATION: event.iteration,
-            n.ATTR_ESTIMATE_TOKENS: event.estimate_tokens,
-            n.ATTR_WINDOW_TOKENS: event.model_context_window,
-        }
-    )
+    attributes: Attributes = {
+        n.GEN_AI_OPERATION_NAME: operation,
+        n.GEN_AI_PROVIDER_NAME: event.provider,
+    }
+    if event.model is not None:
+        attributes[n.GEN_AI_REQUEST_MODEL] = event.model
+    attributes[n.GEN_AI_CONVERSATION_ID] = event.session_id
+    attributes[n.ATTR_CALL_ID] = event.call_id
+    attributes[n.ATTR_PROVIDER_KIND] = event.provider_kind
+    attributes[n.ATTR_ITERATION] = event.iteration
+    attributes[n.ATTR_ESTIMATE_TOKENS] = event.estimate_tokens
+    attributes[n.ATTR_WINDOW_TOKENS] = event.model_context_window
     if event.compacted:  # the convention sets it only ``true``
         attributes[n.GEN_AI_CONVERSATION_COMPACTED] = True
     return attributes
 
 
 def call_finish_attributes(event: ProviderCallFinished) -> Attributes:
-    return _present(
-        {
-            n.ATTR_CALL_OUTCOME: event.outcome,
-            n.GEN_AI_USAGE_INPUT_TOKENS: event.input_tokens,
-            n.GEN_AI_USAGE_OUTPUT_TOKENS: event.output_tokens,
-            n.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: event.cache_read_input_tokens,
-            n.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS: event.cache_creation_input_tokens,
-            n.GEN_AI_RESPONSE_FINISH_REASONS: list(event.finish_reasons) or None,
-            n.HTTP_RESPONSE_STATUS_CODE: event.status_code,
-        }
-    )
+    attributes: Attributes = {n.ATTR_CALL_OUTCOME: event.outcome}
+    if event.input_tokens is not None:
+        attributes[n.GEN_AI_USAGE_INPUT_TOKENS] = event.input_tokens
+    if event.output_tokens is not None:
+        attributes[n.GEN_AI_USAGE_OUTPUT_TOKENS] = event.output_tokens
+    if event.cache_read_input_tokens is not None:
+        attributes[n.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = event.cache_read_input_tokens
+    if event.cache_creation_input_tokens is not None:
+        attributes[n.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = event.cache_creation_input_tokens
+    if event.finish_reasons:
+        attributes[n.GEN_AI_RESPONSE_FINISH_REASONS] = list(event.finish_reasons)
+    if event.status_code is not None:
+        attributes[n.HTTP_RESPONSE_STATUS_CODE] = event.status_code
+    return attributes
 
 
 def tool_start_attributes(event: ToolCallStarted) -> Attributes:
@@ -110,35 +113,33 @@ def decision_attributes(event: Decision) -> Attributes:
 
 
 def _budget(event: BudgetResolved) -> Attributes:
-    return _present(
-        {
-            n.ATTR_PROVIDER: event.provider,
-            n.ATTR_MODEL: event.model,
-            n.ATTR_WINDOW_TOKENS: event.model_context_window,
-            n.ATTR_WINDOW_SOURCE: event.window_source,
-            n.ATTR_CONFIGURED_WINDOW_TOKENS: event.configured_model_context_window,
-            n.ATTR_BUDGET_TOKENS: event.budget_tokens,
-            n.ATTR_BUDGET_RULE: event.rule,
-        }
-    )
+    attributes: Attributes = {n.ATTR_PROVIDER: event.provider}
+    if event.model is not None:
+        attributes[n.ATTR_MODEL] = event.model
+    attributes[n.ATTR_WINDOW_TOKENS] = event.model_context_window
+    attributes[n.ATTR_WINDOW_SOURCE] = event.window_source
+    if event.configured_model_context_window is not None:
+        attributes[n.ATTR_CONFIGURED_WINDOW_TOKENS] = event.configured_model_context_window
+    attributes[n.ATTR_BUDGET_TOKENS] = event.budget_tokens
+    attributes[n.ATTR_BUDGET_RULE] = event.rule
+    return attributes
 
 
 def _capacity(event: CapacityChecked) -> Attributes:
-    return _present(
-        {
-            n.ATTR_PROVIDER: event.provider,
-            n.ATTR_MODEL: event.model,
-            n.ATTR_MESSAGE_TOKENS: event.message_tokens,
-            n.ATTR_TOOL_SCHEMA_TOKENS: event.tool_schema_tokens,
-            n.ATTR_ESTIMATE_TOKENS: event.estimate_tokens,
-            n.ATTR_WINDOW_TOKENS: event.model_context_window,
-            n.ATTR_CAPACITY_FITS: event.fits,
-            n.ATTR_CAPACITY_PURPOSE: event.purpose,
-        }
-    )
+    attributes: Attributes = {n.ATTR_PROVIDER: event.provider}
+    if event.model is not None:
+        attributes[n.ATTR_MODEL] = event.model
+    attributes[n.ATTR_MESSAGE_TOKENS] = event.message_tokens
+    attributes[n.ATTR_TOOL_SCHEMA_TOKENS] = event.tool_schema_tokens
+    attributes[n.ATTR_ESTIMATE_TOKENS] = event.estimate_tokens
+    attributes[n.ATTR_WINDOW_TOKENS] = event.model_context_window
+    attributes[n.ATTR_CAPACITY_FITS] = event.fits
+    attributes[n.ATTR_CAPACITY_PURPOSE] = event.purpose
+    return attributes
 
 
 def _trim(event: HistoryTrimmed) -> Attributes:
+    # the optional fields are mostly present: filtering one dict beats a test per field
     return _present(
         {
             n.ATTR_TRIM_REASON: event.reason,
@@ -158,18 +159,18 @@ def _trim(event: HistoryTrimmed) -> Attributes:
 
 
 def _overflow(event: OverflowDetected) -> Attributes:
-    return _present(
-        {
-            n.ATTR_CALL_ID: event.call_id,
-            n.ATTR_PROVIDER: event.provider,
-            n.ATTR_PROVIDER_KIND: event.provider_kind,
-            n.ERROR_TYPE: event.error_type or n.ERROR_TYPE_OTHER,
-            n.HTTP_RESPONSE_STATUS_CODE: event.status_code,
-            n.ATTR_REFERENCE_VERDICT: event.reference_verdict,
-            n.ATTR_EXTENDED_VERDICT: event.extended_verdict,
-            n.ATTR_OVERFLOW_MESSAGE: event.message[: n.MAX_OVERFLOW_MESSAGE_CHARS],
-        }
-    )
+    attributes: Attributes = {
+        n.ATTR_CALL_ID: event.call_id,
+        n.ATTR_PROVIDER: event.provider,
+        n.ATTR_PROVIDER_KIND: event.provider_kind,
+        n.ERROR_TYPE: event.error_type or n.ERROR_TYPE_OTHER,
+    }
+    if event.status_code is not None:
+        attributes[n.HTTP_RESPONSE_STATUS_CODE] = event.status_code
+    attributes[n.ATTR_REFERENCE_VERDICT] = event.reference_verdict
+    attributes[n.ATTR_EXTENDED_VERDICT] = event.extended_verdict
+    attributes[n.ATTR_OVERFLOW_MESSAGE] = event.message[: n.MAX_OVERFLOW_MESSAGE_CHARS]
+    return attributes
 
 
 def _recovery(event: RecoveryAttempted) -> Attributes:

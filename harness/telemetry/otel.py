@@ -22,6 +22,12 @@ outside a turn) the event gets a short span of its own, e.g. ``trimscope.trim``.
 The tracer provider is injected, never the global one. Span times come from the events'
 ``at`` through ``clock_to_ns`` when given (reproducible under a fake clock), else from the
 SDK's wall clock at the moment the event is observed.
+
+Cost per event (the observer runs on the agent loop's thread): events are dispatched by
+type through a table of bound handlers (built from ``_dispatch``'s ``match``, once per
+type); the turn's parent context is built once per agent span; each session's trace id is
+formatted and stored only when it changes (every span of a turn shares the agent span's),
+so ``max_sessions`` forgets the session whose trace id changed least recently.
 """
 
 from __future__ import annotations
@@ -31,9 +37,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import Any, assert_never
 
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from harness.events import (
@@ -64,7 +71,8 @@ from harness.telemetry.attributes import (
 )
 
 DEFAULT_MAX_SESSIONS = 10_000
-"""Sessions whose last trace id is remembered for exemplars (oldest forgotten first)."""
+"""Sessions whose last trace id is remembered for exemplars (the one whose trace id changed
+least recently is forgotten first)."""
 
 _FOLLOW_UP_TRIGGERS = frozenset({TrimTrigger.REACTIVE, TrimTrigger.REPORTED_USAGE})
 
@@ -82,8 +90,12 @@ class _Call:
 @dataclass(slots=True)
 class _Session:
     agent: Span | None = None
+    parent: Context | None = None  # the agent span's context, for its children
     call: _Call | None = None
     tools: dict[str, Span] = field(default_factory=dict)
+
+
+_Handler = Callable[[Any], None]
 
 
 class OtelObserver:
@@ -104,20 +116,26 @@ class OtelObserver:
         self._operation = operation_name
         self._max_sessions = max_sessions
         self._sessions: dict[str, _Session] = {}
-        self._last_trace: OrderedDict[str, str] = OrderedDict()
+        # session id -> (trace id, its hex form), in the order the trace ids last changed
+        self._last_trace: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._handlers: dict[type[Event], _Handler] = {}
         self._lock = threading.Lock()
 
     def on_event(self, event: Event) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = self._handlers[type(event)] = self._dispatch(event)
         with self._lock:
-            self._dispatch(event)
+            handler(event)
 
     def trace_id_of(self, event: Event) -> str | None:
         """Hex trace id of the span that recorded ``event`` (or the session's latest).
 
-        Observers that run after this one on the bus use it for exemplars.
+        Observers that run after this one on the bus use it for exemplars. Lock-free: one
+        dict read (atomic) of an immutable pair, written whole under the lock.
         """
-        with self._lock:
-            return self._last_trace.get(event.session_id)
+        known = self._last_trace.get(event.session_id)
+        return known[1] if known is not None else None
 
     def close(self) -> None:
         """End every span still open (an aborted run), marked ``trimscope.incomplete``."""
@@ -132,26 +150,27 @@ class OtelObserver:
 
     # --- dispatch -----------------------------------------------------------------------
 
-    def _dispatch(self, event: Event) -> None:
+    def _dispatch(self, event: Event) -> _Handler:
+        """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted():
-                self._turn_started(event)
+                return self._turn_started
             case TurnFinished():
-                self._turn_finished(event)
+                return self._turn_finished
             case ProviderCallStarted():
-                self._call_started(event)
+                return self._call_started
             case ProviderCallFinished():
-                self._call_finished(event)
+                return self._call_finished
             case ToolCallStarted():
-                self._tool_started(event)
+                return self._tool_started
             case ToolCallFinished():
-                self._tool_finished(event)
+                return self._tool_finished
             case BudgetResolved() | CapacityChecked():
-                self._decision(event, follow_up=False)
+                return self._preceding
             case HistoryTrimmed():
-                self._decision(event, follow_up=event.trigger in _FOLLOW_UP_TRIGGERS)
+                return self._trimmed
             case OverflowDetected() | RecoveryAttempted():
-                self._decision(event, follow_up=True)
+                return self._following
             case _:
                 assert_never(event)
 
@@ -160,42 +179,57 @@ class OtelObserver:
     def _turn_started(self, event: TurnStarted) -> None:
         state = self._state(event.session_id)
         self._close_call(state)
+        start = self._ns(event.at)
         if state.agent is not None:  # a turn that never finished: close it, marked
             state.agent.set_attribute(n.ATTR_INCOMPLETE, True)
-            state.agent.end(end_time=self._ns(event.at))
-        state.agent = self._start(
+            state.agent.end(end_time=start)
+        agent = state.agent = self._tracer.start_span(
             n.agent_span_name(event.agent_name),
-            event,
-            SpanKind.INTERNAL,
-            agent_start_attributes(event),
-            parent=None,
+            kind=SpanKind.INTERNAL,
+            attributes=agent_start_attributes(event),
+            start_time=start,
         )
+        state.parent = trace.set_span_in_context(agent)
+        self._remember(event.session_id, agent)
 
     def _turn_finished(self, event: TurnFinished) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.pop(event.session_id, None)  # nothing stays open
+        if state is None:
+            return
         self._close_call(state)
         end = self._ns(event.at)
         for span in state.tools.values():
             span.set_attribute(n.ATTR_INCOMPLETE, True)
             span.end(end_time=end)
-        state.tools.clear()
-        agent, state.agent = state.agent, None
-        self._sessions.pop(event.session_id, None)  # nothing is open any more
+        agent = state.agent
         if agent is None:
             return
-        agent.set_attribute(n.ATTR_TURN_OUTCOME, event.outcome)
-        agent.set_attribute(n.ATTR_TURN_ITERATIONS, event.iterations)
+        attributes: Attributes = {
+            n.ATTR_TURN_OUTCOME: event.outcome,
+            n.ATTR_TURN_ITERATIONS: event.iterations,
+        }
         if event.error_type:
-            agent.set_attribute(n.ERROR_TYPE, event.error_type)
+            attributes[n.ERROR_TYPE] = event.error_type
+            agent.set_attributes(attributes)
             agent.set_status(Status(StatusCode.ERROR, event.error_type))
+        else:
+            agent.set_attributes(attributes)
         agent.end(end_time=end)
 
     def _call_started(self, event: ProviderCallStarted) -> None:
         state = self._state(event.session_id)
-        self._close_call(state)
+        if state.call is not None:
+            self._close_call(state)
         name = n.inference_span_name(self._operation, event.model)
         attributes = call_start_attributes(event, self._operation)
-        span = self._start(name, event, SpanKind.CLIENT, attributes, parent=state.agent)
+        span = self._tracer.start_span(
+            name,
+            context=state.parent,
+            kind=SpanKind.CLIENT,
+            attributes=attributes,
+            start_time=self._ns(event.at),
+        )
+        self._remember(event.session_id, span)
         state.call = _Call(event.call_id, span, name, attributes)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
@@ -204,27 +238,29 @@ class OtelObserver:
         if call is None or call.call_id != event.call_id:
             return  # a finish without its start: nothing to attach it to
         if call.end_ns is not None:  # a further attempt of the same dispatch
-            call = state.call = self._next_attempt(call, event, state.agent)
-        call.span.set_attributes(call_finish_attributes(event))
+            call = state.call = self._next_attempt(call, event, state.parent)
+        attributes = call_finish_attributes(event)
         if event.outcome != "ok":
             error = event.error_type or n.ERROR_TYPE_OTHER
-            call.span.set_attribute(n.ERROR_TYPE, error)
+            attributes[n.ERROR_TYPE] = error
+            call.span.set_attributes(attributes)
             call.span.set_status(Status(StatusCode.ERROR, error))
+        else:
+            call.span.set_attributes(attributes)
         end = self._ns(event.at)
         call.end_ns = end if end is not None else time.time_ns()
 
     def _next_attempt(
-        self, previous: _Call, event: ProviderCallFinished, parent: Span | None
+        self, previous: _Call, event: ProviderCallFinished, parent: Context | None
     ) -> _Call:
         """End the previous attempt's span; the new one starts where it ended."""
         if previous.attempt == 1:
             previous.span.set_attribute(n.ATTR_ATTEMPT, 1)
         previous.span.end(end_time=previous.end_ns)
-        context = trace.set_span_in_context(parent) if parent is not None else None
         attempt = previous.attempt + 1
         span = self._tracer.start_span(
             previous.name,
-            context=context,
+            context=parent,
             kind=SpanKind.CLIENT,
             attributes={**previous.attributes, n.ATTR_ATTEMPT: attempt},
             start_time=previous.end_ns,
@@ -234,51 +270,73 @@ class OtelObserver:
 
     def _tool_started(self, event: ToolCallStarted) -> None:
         state = self._state(event.session_id)
-        self._close_call(state)
-        state.tools[event.call_id] = self._start(
+        if state.call is not None:
+            self._close_call(state)
+        span = self._tracer.start_span(
             n.tool_span_name(event.tool_name),
-            event,
-            SpanKind.INTERNAL,
-            tool_start_attributes(event),
-            parent=state.agent,
+            context=state.parent,
+            kind=SpanKind.INTERNAL,
+            attributes=tool_start_attributes(event),
+            start_time=self._ns(event.at),
         )
+        self._remember(event.session_id, span)
+        state.tools[event.call_id] = span
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         span = self._state(event.session_id).tools.pop(event.call_id, None)
         if span is None:
             return
-        span.set_attribute(n.ATTR_TOOL_RESULT_BYTES, event.result_bytes)
-        span.set_attribute(n.ATTR_TOOL_TRUNCATED, event.truncated)
+        attributes: Attributes = {
+            n.ATTR_TOOL_RESULT_BYTES: event.result_bytes,
+            n.ATTR_TOOL_TRUNCATED: event.truncated,
+        }
         if event.error_type:
-            span.set_attribute(n.ERROR_TYPE, event.error_type)
+            attributes[n.ERROR_TYPE] = event.error_type
+            span.set_attributes(attributes)
             span.set_status(Status(StatusCode.ERROR, event.error_type))
+        else:
+            span.set_attributes(attributes)
         span.end(end_time=self._ns(event.at))
 
     # --- decisions ----------------------------------------------------------------------
 
+    def _preceding(self, event: BudgetResolved | CapacityChecked) -> None:
+        self._decision(event, follow_up=False)
+
+    def _trimmed(self, event: HistoryTrimmed) -> None:
+        self._decision(event, follow_up=event.trigger in _FOLLOW_UP_TRIGGERS)
+
+    def _following(self, event: OverflowDetected | RecoveryAttempted) -> None:
+        self._decision(event, follow_up=True)
+
     def _decision(self, event: Decision, *, follow_up: bool) -> None:
-        state = self._sessions.get(event.session_id) or _Session()
-        call = state.call
-        if call is not None and follow_up and _caused_by(event, call):
-            target: Span | None = call.span
-        else:
-            self._close_call(state)
-            target = state.agent
-        name = n.SPAN_EVENT_OF_KIND[event_kind(event)]
+        state = self._sessions.get(event.session_id)
+        target: Span | None = None
+        if state is not None:
+            call = state.call
+            if call is not None and follow_up and _caused_by(event, call):
+                target = call.span
+            else:
+                if call is not None:
+                    self._close_call(state)
+                target = state.agent
+        kind = event_kind(event)
+        name = n.SPAN_EVENT_OF_KIND[kind]
         attributes = decision_attributes(event)
+        at = self._ns(event.at)
         if target is not None:
-            target.add_event(name, attributes, timestamp=self._ns(event.at))
+            target.add_event(name, attributes, timestamp=at)
             self._remember(event.session_id, target)
             return
-        span = self._start(
-            n.OUTSIDE_TURN_SPANS[event_kind(event)],
-            event,
-            SpanKind.INTERNAL,
-            {n.GEN_AI_CONVERSATION_ID: event.session_id},
-            parent=None,
+        span = self._tracer.start_span(
+            n.OUTSIDE_TURN_SPANS[kind],
+            kind=SpanKind.INTERNAL,
+            attributes={n.GEN_AI_CONVERSATION_ID: event.session_id},
+            start_time=at,
         )
-        span.add_event(name, attributes, timestamp=self._ns(event.at))
-        span.end(end_time=self._ns(event.at))
+        self._remember(event.session_id, span)
+        span.add_event(name, attributes, timestamp=at)
+        span.end(end_time=at)
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -288,22 +346,6 @@ class OtelObserver:
             state = self._sessions[session_id] = _Session()
         return state
 
-    def _start(
-        self,
-        name: str,
-        event: Event,
-        kind: SpanKind,
-        attributes: Attributes,
-        *,
-        parent: Span | None,
-    ) -> Span:
-        context = trace.set_span_in_context(parent) if parent is not None else None
-        span = self._tracer.start_span(
-            name, context=context, kind=kind, attributes=attributes, start_time=self._ns(event.at)
-        )
-        self._remember(event.session_id, span)
-        return span
-
     def _close_call(self, state: _Session) -> None:
         call, state.call = state.call, None
         if call is not None:
@@ -312,13 +354,18 @@ class OtelObserver:
             call.span.end(end_time=call.end_ns)
 
     def _remember(self, session_id: str, span: Span) -> None:
+        """Note the session's trace id for ``trace_id_of``: stored (and formatted) only when
+        it differs from the one stored, so the spans and span events of one turn (one trace)
+        cost a lookup each."""
         trace_id = span.get_span_context().trace_id
-        if not trace_id:
+        known = self._last_trace.get(session_id)
+        if (known is not None and known[0] == trace_id) or not trace_id:
             return
-        self._last_trace[session_id] = trace.format_trace_id(trace_id)
-        self._last_trace.move_to_end(session_id)
-        while len(self._last_trace) > self._max_sessions:
-            self._last_trace.popitem(last=False)
+        last = self._last_trace
+        last[session_id] = (trace_id, trace.format_trace_id(trace_id))
+        last.move_to_end(session_id)
+        while len(last) > self._max_sessions:
+            last.popitem(last=False)
 
     def _ns(self, at: float) -> int | None:
         return self._clock_to_ns(at) if self._clock_to_ns is not None else None

@@ -23,6 +23,12 @@ Two metrics need more than one event:
 Counters and histograms carry a ``trace_id`` exemplar when ``trace_ids`` (the OTel
 observer's ``trace_id_of``, subscribed before this one) knows the span; exemplars show only
 in OpenMetrics output and never in multiprocess mode.
+
+Cost per event: events are dispatched by type through a table of bound handlers (built from
+``_dispatch``'s ``match``, once per type); the session's trace id is asked for once per event
+(and not at all for events that update nothing, unless they settle an overflow); each
+family's children are kept in a dict keyed by their label values, so an update is a dict
+lookup and the client's ``inc``/``observe``/``set``.
 """
 
 from __future__ import annotations
@@ -56,8 +62,13 @@ TraceIds = Callable[[Event], str | None]
 MAX_OPEN_CALLS = 10_000
 """Calls started but not finished that are remembered (oldest forgotten first)."""
 
+_Exemplar = dict[str, str]
+_Handler = Callable[[Any, _Exemplar | None], None]
+_RECORD_NOTHING = (TurnStarted, ToolCallStarted, ProviderCallStarted)
+"""Event kinds that update no metric (only settle pending overflows): no exemplar needed."""
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True)
 class _OpenCall:
     provider: str
     model: str
@@ -65,12 +76,27 @@ class _OpenCall:
     window: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Overflow:
     call_id: str
     turn_id: str | None
     provider: str
     error_type: str
+
+
+class _Children(dict[tuple[str, ...], Any]):
+    """A family's children by label values, each looked up in the client once and kept
+    (``labels()`` locks and validates on every call)."""
+
+    __slots__ = ("_family",)
+
+    def __init__(self, family: Any) -> None:
+        super().__init__()
+        self._family = family
+
+    def __missing__(self, labels: tuple[str, ...]) -> Any:
+        child = self[labels] = self._family.labels(*labels)
+        return child
 
 
 class PrometheusObserver:
@@ -92,201 +118,212 @@ class PrometheusObserver:
         self._calls: OrderedDict[tuple[str, str], _OpenCall] = OrderedDict()
         self._overflows: dict[str, list[_Overflow]] = {}
         self._lock = threading.Lock()
-        self._children: dict[tuple[str, tuple[str, ...]], Any] = {}
-        self._event: Event | None = None
-        self._event_exemplar: dict[str, str] | None = None
-        self._exemplars: dict[str, dict[str, str]] = {}
+        self._handlers: dict[type[Event], tuple[_Handler, bool]] = {}
+        children = {spec.name: _Children(self.metrics.family(spec)) for spec in n.METRICS}
+        self._turns = children[n.TURNS.name]
+        self._trims = children[n.TRIMS.name]
+        self._dropped_messages = children[n.DROPPED_MESSAGES.name]
+        self._dropped_turns = children[n.DROPPED_TURNS.name]
+        self._budget_decisions = children[n.BUDGET_DECISIONS.name]
+        self._budget_tokens = children[n.BUDGET_TOKENS.name]
+        self._window_tokens = children[n.WINDOW_TOKENS.name]
+        self._capacity_checks = children[n.CAPACITY_CHECKS.name]
+        self._capacity_refusals = children[n.CAPACITY_REFUSALS.name]
+        self._utilizations = children[n.UTILIZATION.name]
+        self._provider_calls = children[n.PROVIDER_CALLS.name]
+        self._durations = children[n.GEN_AI_DURATION.name]
+        self._token_usage = children[n.GEN_AI_TOKEN_USAGE.name]
+        self._estimate_accuracy = children[n.ESTIMATE_ACCURACY.name]
+        self._overflow_verdicts = children[n.OVERFLOW_VERDICTS.name]
+        self._recoveries = children[n.RECOVERIES.name]
+        self._overflows_settled = children[n.OVERFLOWS.name]
+        self._tool_calls = children[n.TOOL_CALLS.name]
+        self._tools_truncated = children[n.TOOL_RESULTS_TRUNCATED.name]
+        self._exemplar_trace_id: str | None = None
+        self._exemplar: _Exemplar | None = None
 
     def on_event(self, event: Event) -> None:
+        entry = self._handlers.get(type(event))
+        if entry is None:
+            entry = self._handlers[type(event)] = self._entry(event)
+        handler, records = entry
+        # asked once per event, and only for events that record something
+        trace_id = self._trace_ids(event) if records and self._trace_ids is not None else None
         with self._lock:
-            self._event = None  # the exemplar is looked up once per event, when first needed
-            try:
-                self._settle_earlier_turn(event)
-                self._dispatch(event)
-            finally:
-                self._event = self._event_exemplar = None
+            exemplar = self._exemplar_of(trace_id) if trace_id else None
+            pending = self._overflows.get(event.session_id)
+            if pending and pending[-1].turn_id != event.turn_id:
+                # an event of another turn: the pending overflows' turn ended without
+                # recovering (drivers without ``TurnFinished``)
+                if not records:
+                    exemplar = self._exemplar_for(event)
+                self._settle(event.session_id, exemplar, recovered=False)
+            handler(event, exemplar)
 
     def close(self) -> None:
         """Count the overflows still pending as not recovered (the run ended first)."""
         with self._lock:
             for session in list(self._overflows):
-                self._settle_session(session, None, recovered=False)
+                self._settle(session, None, recovered=False)
 
-    def _dispatch(self, event: Event) -> None:
+    def _entry(self, event: Event) -> tuple[_Handler, bool]:
+        """The handler for ``event``'s type, and whether it records anything."""
+        return self._dispatch(event), not isinstance(event, _RECORD_NOTHING)
+
+    def _dispatch(self, event: Event) -> _Handler:
+        """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted() | ToolCallStarted():
-                pass  # ignored: their finish events carry what is counted
+                return self._ignore  # their finish events carry what is counted
             case TurnFinished():
-                self._settle(event, recovered=False)
-                self._inc(n.TURNS, event, event.outcome)
+                return self._turn_finished
             case BudgetResolved():
-                self._budget(event)
+                return self._budget
             case CapacityChecked():
-                self._capacity(event)
+                return self._capacity
             case ProviderCallStarted():
-                self._call_started(event)
+                return self._call_started
             case ProviderCallFinished():
-                self._call_finished(event)
+                return self._call_finished
             case OverflowDetected():
-                self._overflow(event)
+                return self._overflow
             case RecoveryAttempted():
-                self._recovery(event)
+                return self._recovery
             case HistoryTrimmed():
-                self._trim(event)
+                return self._trim
             case ToolCallFinished():
-                self._tool(event)
+                return self._tool
             case _:
                 assert_never(event)
 
     # --- per kind -----------------------------------------------------------------------
 
-    def _trim(self, event: HistoryTrimmed) -> None:
+    def _ignore(self, event: Event, exemplar: _Exemplar | None) -> None:
+        pass
+
+    def _turn_finished(self, event: TurnFinished, exemplar: _Exemplar | None) -> None:
+        if event.session_id in self._overflows:
+            self._settle(event.session_id, exemplar, recovered=False)
+        self._turns[(event.outcome,)].inc(1, exemplar)
+
+    def _trim(self, event: HistoryTrimmed, exemplar: _Exemplar | None) -> None:
         trigger = str(event.trigger)
         reason = n.trim_reason_label(event.reason)
-        provider = _label(event.provider)
-        self._inc(n.TRIMS, event, reason, trigger, provider)
-        exemplar = self._exemplar(event)
-        self._child(n.DROPPED_MESSAGES, trigger, provider).observe(event.dropped_messages, exemplar)
-        self._child(n.DROPPED_TURNS, trigger, provider).observe(event.dropped_turns, exemplar)
+        provider = event.provider or n.UNKNOWN
+        self._trims[(reason, trigger, provider)].inc(1, exemplar)
+        labels = (trigger, provider)
+        self._dropped_messages[labels].observe(event.dropped_messages, exemplar)
+        self._dropped_turns[labels].observe(event.dropped_turns, exemplar)
 
-    def _budget(self, event: BudgetResolved) -> None:
-        route = (event.provider, _label(event.model))
-        self._inc(
-            n.BUDGET_DECISIONS,
-            event,
-            *route,
-            str(event.rule),
-            event.window_source,
-        )
-        self._child(n.BUDGET_TOKENS, *route).set(event.budget_tokens)
-        self._child(n.WINDOW_TOKENS, *route).set(event.model_context_window)
+    def _budget(self, event: BudgetResolved, exemplar: _Exemplar | None) -> None:
+        route = (event.provider, event.model or n.UNKNOWN)
+        self._budget_decisions[(*route, str(event.rule), event.window_source)].inc(1, exemplar)
+        self._budget_tokens[route].set(event.budget_tokens)
+        self._window_tokens[route].set(event.model_context_window)
 
-    def _capacity(self, event: CapacityChecked) -> None:
-        route = (event.provider, _label(event.model))
+    def _capacity(self, event: CapacityChecked, exemplar: _Exemplar | None) -> None:
+        route = (event.provider, event.model or n.UNKNOWN)
         fits = n.bool_label(event.fits)
-        self._inc(n.CAPACITY_CHECKS, event, *route, event.purpose, fits)
+        self._capacity_checks[(*route, event.purpose, fits)].inc(1, exemplar)
         if event.fits:
             return
-        self._inc(n.CAPACITY_REFUSALS, event, *route, event.purpose)
-        self._utilization(event, route, event.estimate_tokens, event.model_context_window)
-        self._settle(event, recovered=False)  # a refused retry did not recover
+        self._capacity_refusals[(*route, event.purpose)].inc(1, exemplar)
+        self._utilization(route, event.estimate_tokens, event.model_context_window, exemplar)
+        if event.session_id in self._overflows:  # a refused retry did not recover
+            self._settle(event.session_id, exemplar, recovered=False)
 
-    def _call_started(self, event: ProviderCallStarted) -> None:
-        key = (event.session_id, event.call_id)
-        self._calls[key] = _OpenCall(
-            event.provider, _label(event.model), event.estimate_tokens, event.model_context_window
-        )
-        while len(self._calls) > MAX_OPEN_CALLS:
-            self._calls.popitem(last=False)
-
-    def _call_finished(self, event: ProviderCallFinished) -> None:
-        route = (event.provider, _label(event.model))
-        ok = event.outcome == "ok"
-        if event.outcome != n.CALL_RATE_LIMITED:  # a rate-limited attempt may be retried
-            self._settle(event, recovered=ok)
-        self._inc(n.PROVIDER_CALLS, event, *route, event.outcome)
-        error = n.NO_ERROR if ok else (event.error_type or n.ERROR_TYPE_OTHER)
-        gen_ai = (n.OPERATION_CHAT, event.provider, _label(event.model))
-        exemplar = self._exemplar(event)
-        self._child(n.GEN_AI_DURATION, *gen_ai, error).observe(event.duration_s, exemplar)
-        for token_type, tokens in (
-            (n.TOKEN_TYPE_INPUT, event.input_tokens),
-            (n.TOKEN_TYPE_OUTPUT, event.output_tokens),
-        ):
-            if tokens is not None:
-                self._child(n.GEN_AI_TOKEN_USAGE, *gen_ai, token_type).observe(tokens, exemplar)
-        opened = self._calls.pop((event.session_id, event.call_id), None)
-        if opened is not None:
-            self._call_sizes(event, opened)
-
-    def _call_sizes(self, event: ProviderCallFinished, opened: _OpenCall) -> None:
-        route = (opened.provider, opened.model)
-        reported = event.input_tokens
-        peak = max(opened.estimate_tokens, reported or 0)
-        self._utilization(event, route, peak, opened.window)
-        if reported is not None and opened.estimate_tokens > 0:
-            self._child(n.ESTIMATE_ACCURACY, *route).observe(
-                reported / opened.estimate_tokens, self._exemplar(event)
-            )
-
-    def _overflow(self, event: OverflowDetected) -> None:
-        error = event.error_type or n.ERROR_TYPE_OTHER
-        self._inc(
-            n.OVERFLOW_VERDICTS,
-            event,
+    def _call_started(self, event: ProviderCallStarted, exemplar: _Exemplar | None) -> None:
+        calls = self._calls
+        calls[(event.session_id, event.call_id)] = _OpenCall(
             event.provider,
-            error,
-            n.bool_label(event.reference_verdict),
-            n.bool_label(event.extended_verdict),
+            event.model or n.UNKNOWN,
+            event.estimate_tokens,
+            event.model_context_window,
         )
+        if len(calls) > MAX_OPEN_CALLS:
+            while len(calls) > MAX_OPEN_CALLS:
+                calls.popitem(last=False)
+
+    def _call_finished(self, event: ProviderCallFinished, exemplar: _Exemplar | None) -> None:
+        provider, model, outcome = event.provider, event.model or n.UNKNOWN, event.outcome
+        ok = outcome == "ok"
+        # a rate-limited attempt may be retried: it settles nothing
+        if event.session_id in self._overflows and outcome != n.CALL_RATE_LIMITED:
+            self._settle(event.session_id, exemplar, recovered=ok)
+        self._provider_calls[(provider, model, outcome)].inc(1, exemplar)
+        error = n.NO_ERROR if ok else (event.error_type or n.ERROR_TYPE_OTHER)
+        self._durations[(n.OPERATION_CHAT, provider, model, error)].observe(
+            event.duration_s, exemplar
+        )
+        reported = event.input_tokens
+        if reported is not None:
+            self._token_usage[(n.OPERATION_CHAT, provider, model, n.TOKEN_TYPE_INPUT)].observe(
+                reported, exemplar
+            )
+        if event.output_tokens is not None:
+            self._token_usage[(n.OPERATION_CHAT, provider, model, n.TOKEN_TYPE_OUTPUT)].observe(
+                event.output_tokens, exemplar
+            )
+        opened = self._calls.pop((event.session_id, event.call_id), None)
+        if opened is None:
+            return
+        route = (opened.provider, opened.model)
+        estimate = opened.estimate_tokens
+        self._utilization(route, max(estimate, reported or 0), opened.window, exemplar)
+        if reported is not None and estimate > 0:
+            self._estimate_accuracy[route].observe(reported / estimate, exemplar)
+
+    def _overflow(self, event: OverflowDetected, exemplar: _Exemplar | None) -> None:
+        error = event.error_type or n.ERROR_TYPE_OTHER
+        self._overflow_verdicts[
+            (
+                event.provider,
+                error,
+                n.bool_label(event.reference_verdict),
+                n.bool_label(event.extended_verdict),
+            )
+        ].inc(1, exemplar)
         pending = self._overflows.setdefault(event.session_id, [])
         pending.append(_Overflow(event.call_id, event.turn_id, event.provider, error))
 
-    def _recovery(self, event: RecoveryAttempted) -> None:
+    def _recovery(self, event: RecoveryAttempted, exemplar: _Exemplar | None) -> None:
         outcome = event.outcome if event.outcome in n.RECOVERY_OUTCOMES else n.OTHER
-        self._inc(n.RECOVERIES, event, event.provider, outcome)
+        self._recoveries[(event.provider, outcome)].inc(1, exemplar)
         if outcome != n.RECOVERY_RETRYING:
-            self._settle(event, recovered=False)
+            self._settle(event.session_id, exemplar, recovered=False)
 
-    def _tool(self, event: ToolCallFinished) -> None:
+    def _tool(self, event: ToolCallFinished, exemplar: _Exemplar | None) -> None:
         outcome = "error" if event.error_type else "ok"
-        self._inc(n.TOOL_CALLS, event, event.tool_name, outcome)
+        self._tool_calls[(event.tool_name, outcome)].inc(1, exemplar)
         if event.truncated:
-            self._inc(n.TOOL_RESULTS_TRUNCATED, event, event.tool_name)
+            self._tools_truncated[(event.tool_name,)].inc(1, exemplar)
 
     # --- helpers ------------------------------------------------------------------------
 
-    def _settle(self, event: Event, *, recovered: bool) -> None:
-        """Count the session's overflows whose fate ``event`` settled."""
-        self._settle_session(event.session_id, event, recovered=recovered)
-
-    def _settle_earlier_turn(self, event: Event) -> None:
-        """An event of another turn: the pending overflows' turn ended without recovering
-        (drivers without ``TurnFinished``)."""
-        pending = self._overflows.get(event.session_id)
-        if pending and pending[-1].turn_id != event.turn_id:
-            self._settle(event, recovered=False)
-
-    def _settle_session(self, session_id: str, event: Event | None, *, recovered: bool) -> None:
+    def _settle(self, session_id: str, exemplar: _Exemplar | None, *, recovered: bool) -> None:
+        """Count the session's pending overflows, settled (``recovered`` or not)."""
         pending = self._overflows.pop(session_id, ())
-        if not pending:
-            return
-        exemplar = self._exemplar(event) if event is not None else None
+        label = n.bool_label(recovered)
         for overflow in pending:
-            self._child(
-                n.OVERFLOWS, overflow.provider, overflow.error_type, n.bool_label(recovered)
-            ).inc(1, exemplar)
+            self._overflows_settled[(overflow.provider, overflow.error_type, label)].inc(
+                1, exemplar
+            )
 
-    def _utilization(self, event: Event, route: tuple[str, str], tokens: int, window: int) -> None:
+    def _utilization(
+        self, route: tuple[str, str], tokens: int, window: int, exemplar: _Exemplar | None
+    ) -> None:
         if window > 0:
-            self._child(n.UTILIZATION, *route).observe(tokens / window, self._exemplar(event))
+            self._utilizations[route].observe(tokens / window, exemplar)
 
-    def _inc(self, spec: n.MetricSpec, event: Event, *labels: str) -> None:
-        self._child(spec, *labels).inc(1, self._exemplar(event))
-
-    def _child(self, spec: n.MetricSpec, *labels: str) -> Any:
-        """The family's child for ``labels``, looked up once and kept (``labels()`` locks and
-        validates on every call)."""
-        key = (spec.name, labels)
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = self.metrics.family(spec).labels(*labels)
-        return child
-
-    def _exemplar(self, event: Event) -> dict[str, str] | None:
-        if event is self._event:
-            return self._event_exemplar
+    def _exemplar_for(self, event: Event) -> _Exemplar | None:
         trace_id = self._trace_ids(event) if self._trace_ids is not None else None
-        exemplar = None
-        if trace_id:
-            exemplar = self._exemplars.get(trace_id)
-            if exemplar is None:
-                if len(self._exemplars) >= MAX_OPEN_CALLS:
-                    self._exemplars.clear()
-                exemplar = self._exemplars[trace_id] = {n.EXEMPLAR_TRACE_ID: trace_id}
-        self._event, self._event_exemplar = event, exemplar
+        return self._exemplar_of(trace_id) if trace_id else None
+
+    def _exemplar_of(self, trace_id: str) -> _Exemplar:
+        """The exemplar labels for ``trace_id`` (the last one's dict is reused: the client
+        keeps it and never changes it)."""
+        exemplar = self._exemplar
+        if exemplar is None or trace_id != self._exemplar_trace_id:
+            exemplar = self._exemplar = {n.EXEMPLAR_TRACE_ID: trace_id}
+            self._exemplar_trace_id = trace_id
         return exemplar
-
-
-def _label(value: str | None) -> str:
-    return value if value else n.UNKNOWN

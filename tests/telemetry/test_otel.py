@@ -8,7 +8,15 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
-from harness.events import HistoryTrimmed, ProviderCallFinished, TrimTrigger
+from harness.events import (
+    Event,
+    HistoryTrimmed,
+    ProviderCallFinished,
+    TrimTrigger,
+    TurnFinished,
+    TurnStarted,
+)
+from harness.telemetry import OtelObserver, event_clock_ns
 from harness.telemetry import names as n
 from tests.telemetry.conftest import Harness
 from tests.telemetry.scripted import (
@@ -309,3 +317,134 @@ def test_each_attempt_of_a_retried_call_is_a_span_of_its_own(harness: Harness) -
     assert last.attributes[n.ATTR_CALL_OUTCOME] == "ok"
     assert [a.start_time for a in attempts[1:]] == [a.end_time for a in attempts[:2]]
     assert plain != retried
+
+
+def _trace_ids_per_event(harness: Harness, events: list[Event]) -> list[str | None]:
+    """``trace_id_of`` asked right after each event, as the Prometheus observer does."""
+    recorded = []
+    for event in events:
+        harness.publish([event])
+        recorded.append(harness.otel.trace_id_of(event))
+    return recorded
+
+
+def _hex(span: ReadableSpan) -> str:
+    return trace.format_trace_id(span.context.trace_id)
+
+
+def test_trace_id_of_follows_each_turn_of_a_session(harness: Harness) -> None:
+    """The trace id is stored only when it changes: every turn (and a seeding trim before
+    them) must still be named, up to and including its ``TurnFinished``."""
+    script = Script()
+    seeding_trim(script)
+    full_turn(script)
+    first_turn = len(script.events)
+    full_turn(script)
+    recorded = _trace_ids_per_event(harness, script.events)
+    (seeding,) = harness.spans_named(n.SPAN_TRIM)
+    first, second = sorted(
+        harness.spans_named(f"invoke_agent {AGENT}"), key=lambda span: span.start_time or 0
+    )
+    assert recorded[0] == _hex(seeding)
+    assert set(recorded[1:first_turn]) == {_hex(first)}
+    assert set(recorded[first_turn:]) == {_hex(second)}
+    assert len({_hex(seeding), _hex(first), _hex(second)}) == 3
+
+
+def test_trace_id_of_names_each_root_span_without_turn_events(harness: Harness) -> None:
+    """Drivers without turn events: every span is a root with its own trace."""
+    script = Script()
+    for estimate in (100, 200):
+        script.call(estimate)
+    events = [e for e in script.events if not isinstance(e, TurnStarted | TurnFinished)]
+    recorded = _trace_ids_per_event(harness, events)
+    harness.otel.close()
+    budget1, budget2 = (_hex(s) for s in harness.spans_named("trimscope.budget"))
+    capacity1, capacity2 = (_hex(s) for s in harness.spans_named("trimscope.capacity"))
+    calls = {call_id: _hex(span) for call_id, span in _calls(harness).items()}
+    call1, call2 = calls["s1-c1"], calls["s1-c2"]
+    assert recorded == [budget1, capacity1, call1, call1, budget2, capacity2, call2, call2]
+    assert len(set(recorded)) == 6
+
+
+def _turn_started(session_id: str) -> TurnStarted:
+    script = Script(session_id=session_id)
+    script.turn()
+    event = script.events[0]
+    assert isinstance(event, TurnStarted)
+    return event
+
+
+def test_remembered_trace_ids_are_bounded_forgetting_the_least_recently_changed(
+    harness: Harness,
+) -> None:
+    observer = OtelObserver(harness.provider, clock_to_ns=event_clock_ns, max_sessions=2)
+    a, b, c = (_turn_started(session) for session in ("a", "b", "c"))
+    observer.on_event(a)
+    observer.on_event(b)
+    trim_a = dataclasses.replace(Script(session_id="a").trim(TrimTrigger.PROACTIVE), turn_id="a-t1")
+    observer.on_event(trim_a)  # same trace as a's turn: no change, a stays the oldest
+    a_trace = observer.trace_id_of(a)
+    assert a_trace is not None
+    observer.on_event(c)
+    assert observer.trace_id_of(a) is None  # forgotten: two sessions at most
+    assert observer.trace_id_of(b) is not None
+    assert observer.trace_id_of(c) is not None
+    observer.on_event(trim_a)  # a records again: remembered again, b is now the oldest
+    assert observer.trace_id_of(trim_a) == a_trace
+    assert observer.trace_id_of(b) is None
+    assert observer.trace_id_of(c) is not None
+    observer.close()
+
+
+def test_children_hang_off_the_current_turn_after_one_that_never_finished(
+    harness: Harness,
+) -> None:
+    script = Script()
+    script.turn()
+    script.call(100)
+    script.turn()  # the first turn never finished
+    script.call(200)
+    script.tool()
+    script.end_turn()
+    harness.publish(script.events)
+    first, second = sorted(
+        harness.spans_named(f"invoke_agent {AGENT}"), key=lambda span: span.start_time or 0
+    )
+    assert first.attributes is not None
+    assert first.attributes[n.ATTR_INCOMPLETE] is True
+    calls = _calls(harness)
+    (tool,) = harness.spans_named("execute_tool read_file")
+    assert calls["s1-c1"].parent is not None
+    assert calls["s1-c1"].parent.span_id == first.context.span_id
+    for child in (calls["s1-c2"], tool):
+        assert child.parent is not None
+        assert child.parent.span_id == second.context.span_id
+        assert child.context.trace_id == second.context.trace_id
+
+
+def test_finish_attributes_and_error_are_set_in_order(harness: Harness) -> None:
+    """The finish attributes, then ``error.type``, after the start attributes."""
+    script = Script()
+    script.turn()
+    script.call(100, outcome="overflow")
+    script.tool()
+    script.end_turn("error", "ContextWindowExceeded")
+    harness.publish(script.events)
+    (call,) = harness.spans_named(CHAT)
+    assert list(call.attributes or {})[-3:] == [
+        n.ATTR_CALL_OUTCOME,
+        n.HTTP_RESPONSE_STATUS_CODE,
+        n.ERROR_TYPE,
+    ]
+    assert call.status.status_code is StatusCode.ERROR
+    (agent,) = harness.spans_named(f"invoke_agent {AGENT}")
+    assert list(agent.attributes or {})[-3:] == [
+        n.ATTR_TURN_OUTCOME,
+        n.ATTR_TURN_ITERATIONS,
+        n.ERROR_TYPE,
+    ]
+    assert agent.status.status_code is StatusCode.ERROR
+    (tool,) = harness.spans_named("execute_tool read_file")
+    assert list(tool.attributes or {})[-2:] == [n.ATTR_TOOL_RESULT_BYTES, n.ATTR_TOOL_TRUNCATED]
+    assert tool.status.status_code is StatusCode.UNSET

@@ -18,7 +18,9 @@ from prometheus_client.parser import text_fd_to_metric_families
 from harness.events import (
     Event,
     HistoryTrimmed,
+    ProviderCallStarted,
     RecoveryAttempted,
+    ToolCallStarted,
     TrimTrigger,
     TurnFinished,
     TurnStarted,
@@ -299,3 +301,99 @@ def test_events_without_a_turn_are_counted_too(harness: Harness) -> None:
     assert trim.turn_id is None
     harness.publish(script.events)
     assert value(harness.registry, n.TRIMS.name) == 1
+
+
+def _exemplar_trace_ids(registry: CollectorRegistry, family: str) -> dict[str, str]:
+    """Sample (name and labels) → its exemplar's trace id, from OpenMetrics output."""
+    families = {f.name: f for f in openmetrics_families(openmetrics_latest(registry).decode())}
+    return {
+        f"{s.name}{sorted(s.labels.items())}": s.exemplar.labels[n.EXEMPLAR_TRACE_ID]
+        for s in families[family].samples
+        if s.exemplar is not None
+    }
+
+
+def _agent_trace_ids(harness: Harness) -> dict[str, str]:
+    return {
+        str((span.attributes or {})[n.GEN_AI_CONVERSATION_ID]): trace.format_trace_id(
+            span.context.trace_id
+        )
+        for span in harness.spans
+        if span.name.startswith("invoke_agent")
+    }
+
+
+def test_exemplars_follow_interleaved_sessions(harness: Harness) -> None:
+    """One series updated by the turns of two sessions in turn: its exemplar is always the
+    trace of the event that updated it last (the exemplar labels are reused while the trace
+    id stays the same, never after it changed)."""
+    scripts = {"a": Script(session_id="a"), "b": Script(session_id="b")}
+    for script in scripts.values():
+        script.turn()
+        harness.publish(script.events)
+    seen = []
+    for session in ("a", "b", "a", "a", "b"):
+        script = scripts[session]
+        script.budget()
+        harness.publish(script.events[-1:])
+        (got,) = _exemplar_trace_ids(harness.registry, "trimscope_budget_decisions").values()
+        seen.append((session, got))
+    for script in scripts.values():
+        script.end_turn()
+        harness.publish(script.events[-1:])
+    agents = _agent_trace_ids(harness)
+    assert agents["a"] != agents["b"]
+    assert seen == [(session, agents[session]) for session, _ in seen]
+
+
+def test_trace_ids_are_asked_once_per_event_that_records_something() -> None:
+    asked: list[Event] = []
+
+    def trace_ids(event: Event) -> str:
+        asked.append(event)
+        return "ab" * 16
+
+    observer = PrometheusObserver(CollectorRegistry(), trace_ids=trace_ids)
+    events = scripted_session()
+    for event in events:
+        observer.on_event(event)
+    silent = (TurnStarted, ToolCallStarted, ProviderCallStarted)  # they update no metric
+    assert asked == [e for e in events if not isinstance(e, silent)]
+
+
+def test_a_turn_starting_over_pending_overflows_settles_them_with_its_trace(
+    harness: Harness,
+) -> None:
+    """No ``TurnFinished`` (and no recovery): the next turn's ``TurnStarted`` settles the
+    overflow, not recovered, and the exemplar is that turn's trace."""
+    script = Script()
+    script.turn()
+    script.overflow(script.call(7900, outcome="overflow"))
+    script.turn()
+    script.end_turn()
+    harness.publish(e for e in script.events if not isinstance(e, RecoveryAttempted))
+    assert value(harness.registry, n.OVERFLOWS.name, recovered="false") == 1
+    (got,) = _exemplar_trace_ids(harness.registry, "trimscope_provider_overflows").values()
+    first, second = sorted(
+        (s for s in harness.spans if s.name.startswith("invoke_agent")),
+        key=lambda span: span.start_time or 0,
+    )
+    assert got == trace.format_trace_id(second.context.trace_id)
+    assert got != trace.format_trace_id(first.context.trace_id)
+
+
+def test_series_appear_only_once_updated() -> None:
+    """Children are made on first use: a route whose calls all failed has no token usage
+    series, and checks that fit make no refusal series."""
+    registry = CollectorRegistry()
+    observer = PrometheusObserver(registry)
+    script = Script()
+    script.turn()
+    script.call(7900, outcome="overflow")
+    script.end_turn("error", "ContextWindowExceeded")
+    for event in script.events:
+        observer.on_event(event)
+    assert label_sets(registry, f"{n.GEN_AI_TOKEN_USAGE.name}_count") == []
+    assert label_sets(registry, f"{n.ESTIMATE_ACCURACY.name}_count") == []
+    assert label_sets(registry, n.CAPACITY_REFUSALS.name) == []
+    assert len(label_sets(registry, f"{n.GEN_AI_DURATION.name}_count")) == 1
