@@ -19,6 +19,11 @@ still the finish time); budget resolutions, capacity checks, proactive and turn-
 precede or follow calls, so they go on the agent span. With no open span (a seeding trim
 outside a turn) the event gets a short span of its own, e.g. ``trimscope.trim``.
 
+Sampling: the tracer provider's sampler decides (``OTEL_TRACES_SAMPLER`` by default). A span
+it dropped keeps nothing, so no attributes or span events are built for it, and its trace
+is remembered as none: ``trace_id_of`` then answers ``None``, so metric exemplars link only
+to traces that were recorded.
+
 The tracer provider is injected, never the global one. Span times come from the events'
 ``at`` through ``clock_to_ns`` when given (reproducible under a fake clock), else from the
 SDK's wall clock at the moment the event is observed.
@@ -117,7 +122,7 @@ class OtelObserver:
         self._max_sessions = max_sessions
         self._sessions: dict[str, _Session] = {}
         # session id -> (trace id, its hex form), in the order the trace ids last changed
-        self._last_trace: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._last_trace: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
         self._handlers: dict[type[Event], _Handler] = {}
         self._lock = threading.Lock()
 
@@ -204,6 +209,9 @@ class OtelObserver:
         agent = state.agent
         if agent is None:
             return
+        if not agent.is_recording():
+            agent.end(end_time=end)
+            return
         attributes: Attributes = {
             n.ATTR_TURN_OUTCOME: event.outcome,
             n.ATTR_TURN_ITERATIONS: event.iterations,
@@ -239,6 +247,10 @@ class OtelObserver:
             return  # a finish without its start: nothing to attach it to
         if call.end_ns is not None:  # a further attempt of the same dispatch
             call = state.call = self._next_attempt(call, event, state.parent)
+        end = self._ns(event.at)
+        call.end_ns = end if end is not None else time.time_ns()
+        if not call.span.is_recording():
+            return
         attributes = call_finish_attributes(event)
         if event.outcome != "ok":
             error = event.error_type or n.ERROR_TYPE_OTHER
@@ -247,8 +259,6 @@ class OtelObserver:
             call.span.set_status(Status(StatusCode.ERROR, error))
         else:
             call.span.set_attributes(attributes)
-        end = self._ns(event.at)
-        call.end_ns = end if end is not None else time.time_ns()
 
     def _next_attempt(
         self, previous: _Call, event: ProviderCallFinished, parent: Context | None
@@ -286,6 +296,9 @@ class OtelObserver:
         span = self._state(event.session_id).tools.pop(event.call_id, None)
         if span is None:
             return
+        if not span.is_recording():
+            span.end(end_time=self._ns(event.at))
+            return
         attributes: Attributes = {
             n.ATTR_TOOL_RESULT_BYTES: event.result_bytes,
             n.ATTR_TOOL_TRUNCATED: event.truncated,
@@ -322,12 +335,13 @@ class OtelObserver:
                 target = state.agent
         kind = event_kind(event)
         name = n.SPAN_EVENT_OF_KIND[kind]
-        attributes = decision_attributes(event)
         at = self._ns(event.at)
         if target is not None:
-            target.add_event(name, attributes, timestamp=at)
+            if target.is_recording():  # a span the sampler dropped keeps nothing
+                target.add_event(name, decision_attributes(event), timestamp=at)
             self._remember(event.session_id, target)
             return
+        attributes = decision_attributes(event)
         span = self._tracer.start_span(
             n.OUTSIDE_TURN_SPANS[kind],
             kind=SpanKind.INTERNAL,
@@ -357,12 +371,16 @@ class OtelObserver:
         """Note the session's trace id for ``trace_id_of``: stored (and formatted) only when
         it differs from the one stored, so the spans and span events of one turn (one trace)
         cost a lookup each."""
-        trace_id = span.get_span_context().trace_id
+        context = span.get_span_context()
+        trace_id = context.trace_id
         known = self._last_trace.get(session_id)
         if (known is not None and known[0] == trace_id) or not trace_id:
             return
         last = self._last_trace
-        last[session_id] = (trace_id, trace.format_trace_id(trace_id))
+        # A trace the sampler dropped is remembered as none: an exemplar must link to a
+        # trace that exists, never to an older one of the session.
+        hex_id = trace.format_trace_id(trace_id) if context.trace_flags.sampled else None
+        last[session_id] = (trace_id, hex_id)
         last.move_to_end(session_id)
         while len(last) > self._max_sessions:
             last.popitem(last=False)

@@ -21,7 +21,8 @@ Two metrics need more than one event:
   every ``OverflowDetected`` is counted exactly once.
 
 Counters and histograms carry a ``trace_id`` exemplar when ``trace_ids`` (the OTel
-observer's ``trace_id_of``, subscribed before this one) knows the span; exemplars show only
+observer's ``trace_id_of``, subscribed before this one) knows the span and its trace was
+recorded (not dropped by the sampler); exemplars show only
 in OpenMetrics output and never in multiprocess mode.
 
 Cost per event: events are dispatched by type through a table of bound handlers (built from

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import (
+    Decision,
+    ParentBased,
+    Sampler,
+    SamplingResult,
+)
+from opentelemetry.trace import Link, SpanKind, TraceState
+from opentelemetry.util.types import Attributes
 from prometheus_client import CollectorRegistry
 from prometheus_client.openmetrics.exposition import generate_latest as openmetrics_latest
 from prometheus_client.openmetrics.parser import (
@@ -26,7 +39,9 @@ from harness.events import (
     TurnStarted,
 )
 from harness.telemetry import (
+    OtelObserver,
     PrometheusObserver,
+    event_clock_ns,
     serve_metrics,
     write_metrics,
 )
@@ -397,3 +412,66 @@ def test_series_appear_only_once_updated() -> None:
     assert label_sets(registry, f"{n.ESTIMATE_ACCURACY.name}_count") == []
     assert label_sets(registry, n.CAPACITY_REFUSALS.name) == []
     assert len(label_sets(registry, f"{n.GEN_AI_DURATION.name}_count")) == 1
+
+
+class _OnlySession(Sampler):
+    """Records the turns (root agent spans) of one session; children follow their parent."""
+
+    def __init__(self, session: str) -> None:
+        self._session = session
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        recorded = (attributes or {}).get(n.GEN_AI_CONVERSATION_ID) == self._session
+        decision = Decision.RECORD_AND_SAMPLE if recorded else Decision.DROP
+        return SamplingResult(decision, attributes if recorded else None)
+
+    def get_description(self) -> str:
+        return f"only {self._session}"
+
+
+def test_exemplars_link_only_to_traces_the_sampler_recorded() -> None:
+    """A turn the sampler dropped has no trace to link to: its metric updates carry no
+    exemplar (never the trace of an earlier, recorded turn), and a dropped span keeps
+    nothing, so nothing of it is exported."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=ParentBased(_OnlySession("a")))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    registry = CollectorRegistry()
+    otel = OtelObserver(provider, clock_to_ns=event_clock_ns)
+    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of)
+    scripts = {"a": Script(session_id="a"), "b": Script(session_id="b")}
+    for session in ("a", "b", "b", "a", "b"):
+        script = scripts[session]
+        script.turn()
+        script.budget()
+        script.call(estimate=100)
+        script.end_turn()
+    for script in scripts.values():
+        for event in script.events:
+            otel.on_event(event)
+            prom.on_event(event)
+            if event.session_id == "b":
+                assert otel.trace_id_of(event) is None
+    exported = {
+        trace.format_trace_id(span.context.trace_id) for span in exporter.get_finished_spans()
+    }
+    conversations = {
+        (span.attributes or {}).get(n.GEN_AI_CONVERSATION_ID)
+        for span in exporter.get_finished_spans()
+    }
+    assert conversations == {"a"}
+    linked = set()
+    for family in ("trimscope_budget_decisions", "trimscope_provider_calls"):
+        linked |= set(_exemplar_trace_ids(registry, family).values())
+    assert linked
+    assert linked <= exported
+    provider.shutdown()
