@@ -7,10 +7,12 @@ workload: a 3000-token window where every trim trigger fires), with the same con
   session and in order, the exact request bodies a harness run sent (recorded once, first);
 - **harness**: the same sessions run by ``harness.load`` (Agent, trims, estimates, checks,
   events), no observers;
-- **harness + observers**: the same, with the OTel observer (spans to an exporter that
-  drops them) and the Prometheus observer on a fresh registry.
+- **harness + observers**: the same, with the OTel observer (every trace recorded; spans
+  to an exporter that drops them) and the Prometheus observer on a fresh registry;
+- **the same, sampled** (information, beside the goal): one turn's trace in
+  ``SAMPLE_ONE_IN`` recorded (parent-based ratio sampler), every metric still counted.
 
-Each round runs the three in turn; the medians of ``ROUNDS`` rounds are compared. Every run
+Each round runs the four in turn; the medians of ``ROUNDS`` rounds are compared. Every run
 uses fresh session ids, so the fake answers each run's call ``n`` of a session exactly as it
 answered the recording. Ratios: throughput (provider calls per second) and the bench
 process's CPU time per call (``resource.getrusage``). Last, the memory an idle session
@@ -38,6 +40,7 @@ from pathlib import Path
 import httpx
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, Sampler, TraceIdRatioBased
 from prometheus_client import CollectorRegistry
 
 from bench.timing import table
@@ -52,6 +55,9 @@ from harness.providers.canonical import decoded_row
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 ROUNDS = 3
+SAMPLE_ONE_IN = 10
+SAMPLED = ParentBased(TraceIdRatioBased(1 / SAMPLE_ONE_IN))
+"""Information beside the goal: a load run's traces sampled per turn, metrics complete."""
 SESSIONS, CONCURRENCY, TURNS = 120, 20, 6
 MEMORY_SESSIONS, MEMORY_TURNS, MEMORY_WINDOW = 20, 50, 400_000
 GOAL_OVERHEAD, GOAL_OBSERVERS = 0.15, 0.10
@@ -141,11 +147,15 @@ async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) 
         return Measured(calls, time.perf_counter() - began, _cpu() - cpu)
 
 
-async def harness(plan: LoadPlan, prefix: str, *, observers: bool) -> Measured:
+async def harness(
+    plan: LoadPlan, prefix: str, *, observers: bool, sampler: Sampler = ALWAYS_ON
+) -> Measured:
     telemetry = None
     if observers:
         telemetry = build_telemetry(
-            TelemetryOptions(span_exporters=(DiscardSpans(),), registry=CollectorRegistry())
+            TelemetryOptions(
+                span_exporters=(DiscardSpans(),), registry=CollectorRegistry(), sampler=sampler
+            )
         )
     try:
         cpu, began = _cpu(), time.perf_counter()
@@ -217,10 +227,12 @@ async def measure(plan: LoadPlan, say: Callable[[str], None]) -> dict[str, list[
     say(f"recording the request bodies of {plan.sessions} sessions (also the warm-up) ...")
     recorded = await record(plan)
     runs: dict[str, list[Measured]] = {"baseline": [], "harness": [], "observers": []}
+    runs["sampled"] = []
     for r in range(ROUNDS):
         runs["baseline"].append(await baseline(plan, recorded, f"b{r}-"))
         runs["harness"].append(await harness(plan, f"h{r}-", observers=False))
         runs["observers"].append(await harness(plan, f"o{r}-", observers=True))
+        runs["sampled"].append(await harness(plan, f"s{r}-", observers=True, sampler=SAMPLED))
         line = ", ".join(f"{k} {v[-1].rate:,.0f} calls/s" for k, v in runs.items())
         say(f"round {r + 1}/{ROUNDS}: {line}")
     return runs
@@ -234,6 +246,7 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
         "baseline": "bare httpx loop, same bodies",
         "harness": "harness sessions",
         "observers": "harness + OTel + Prometheus",
+        "sampled": f"the same, 1 trace in {SAMPLE_ONE_IN} recorded",
     }
     say("")
     say(
@@ -244,6 +257,7 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
     )
     overhead = rate["baseline"] / rate["harness"] - 1
     observers = rate["harness"] / rate["observers"] - 1
+    sampled = rate["harness"] / rate["sampled"] - 1
     cpu_overhead = cpu["harness"] / cpu["baseline"] - 1
     cpu_observers = cpu["observers"] / cpu["harness"] - 1
     agent = _median(runs["harness"], lambda m: m.overhead_p50_ms)
@@ -255,6 +269,8 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
         ["observers on vs off: off calls/s ÷ on calls/s − 1", f"{observers:+.1%}"],
         ["harness CPU per call ÷ baseline CPU per call − 1", f"{cpu_overhead:+.1%}"],
         ["observers CPU per call, on ÷ off − 1", f"{cpu_observers:+.1%}"],
+        [f"observers, 1 trace in {SAMPLE_ONE_IN} (every metric): off ÷ on − 1",
+         f"{sampled:+.1%}"],
         ["agent time per call outside HTTP (p50, trim + estimate + checks)", f"{agent:.3f} ms"],
         [f"idle session holding a {MEMORY_TURNS}-turn history ({history})",
          f"{memory.per_session / 1024:,.1f} KiB"],
@@ -262,7 +278,7 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
          f"{memory.caches / 1024:,.1f} KiB"],
     ]  # fmt: skip
     goals = [_goal(overhead, GOAL_OVERHEAD), _goal(observers, GOAL_OBSERVERS), info, info]
-    goals += [info, info, info]
+    goals += [info, info, info, info]
     say("")
     say("Ratios and goals")
     say(

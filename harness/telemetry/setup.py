@@ -36,6 +36,7 @@ from opentelemetry.sdk.trace.export import (
     SimpleSpanProcessor,
     SpanExporter,
 )
+from opentelemetry.sdk.trace.sampling import Sampler
 from prometheus_client import CollectorRegistry
 
 from harness.events import Observer
@@ -62,6 +63,7 @@ class TelemetryOptions:
     transcript: Path | None = None
     multiprocess: bool = False
     clock_to_ns: Callable[[float], int] | None = None
+    sampler: Sampler | None = None  # None: the SDK's, from ``OTEL_TRACES_SAMPLER``
 
 
 @dataclass(slots=True)
@@ -103,7 +105,7 @@ def build_tracer_provider(options: TelemetryOptions) -> TracerProvider | None:
         exporters.append(JsonLinesSpanExporter(options.otel_jsonl))
     if not exporters and not options.otlp:
         return None
-    provider = TracerProvider(resource=build_resource())
+    provider = TracerProvider(resource=build_resource(), sampler=options.sampler)
     for exporter in exporters:
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     if options.otlp:

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, Sampler
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_fd_to_metric_families
 
@@ -29,6 +30,7 @@ from harness.telemetry import (
 )
 from harness.telemetry import names as n
 from harness.telemetry.setup import hold_metrics
+from tests.telemetry.metrics_text import value
 from tests.telemetry.scripted import Script, scripted_session
 
 
@@ -60,6 +62,17 @@ def test_observers_come_otel_first_then_prometheus_then_transcript(tmp_path: Pat
     assert kinds == [OtelObserver, PrometheusObserver, TranscriptWriter]
     telemetry.shutdown()
     telemetry.shutdown()  # idempotent
+
+
+@pytest.mark.parametrize(("sampler", "recorded"), [(ALWAYS_OFF, False), (ALWAYS_ON, True)])
+def test_an_injected_sampler_decides_which_traces_are_recorded(
+    sampler: Sampler, recorded: bool
+) -> None:
+    exporter = InMemorySpanExporter()
+    registry = CollectorRegistry()
+    _run(TelemetryOptions(span_exporters=(exporter,), registry=registry, sampler=sampler))
+    assert bool(exporter.get_finished_spans()) is recorded
+    assert value(registry, n.PROVIDER_CALLS.name) == 4  # metrics count every call either way
 
 
 def test_otel_jsonl_writes_one_json_object_per_finished_span(tmp_path: Path) -> None:
