@@ -83,6 +83,7 @@ class ToolLoop:
         self._announcer = announcer
         self._ids = ids
         self._schema_tokens: int | None = None  # the tools of one turn do not change
+        self._limits: dict[Route, ResolvedContextLimits] = {}  # nor does its profile
 
     def _tool_schema_tokens(self) -> int:
         if self._schema_tokens is None:
@@ -151,7 +152,9 @@ class ToolLoop:
     def _prepare(self, state: TurnState, route: Route, *, with_tools: bool) -> _Call:
         routes, profile = self._config.routes, self._config.profile
         model = routes.model_for(route)
-        limits = routes.limits(profile, route)
+        limits = self._limits.get(route)
+        if limits is None:
+            limits = self._limits[route] = routes.limits(profile, route)
         self._announcer.budget_resolved(route, model, limits)
         if with_tools:
             self._proactive_trim(state, route, model, limits)

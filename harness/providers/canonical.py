@@ -98,7 +98,15 @@ WireRow: TypeAlias = SystemRow | UserRow | AssistantRow | ToolRow
 def decode_rows(messages: Sequence[ChatMessage]) -> tuple[WireRow, ...]:
     """Decode canonical rows; raises ``ValueError`` for a role outside the four of spec 1.1."""
     start = current_turn_start(messages)
-    return tuple(decoded_row(row, current=index >= start) for index, row in enumerate(messages))
+    return tuple(
+        # Only tool rows and user rows (carriers) decode differently in the current turn;
+        # the others are looked up as older rows whatever their place, one entry each.
+        decoded_row(row, current=index >= start and row.role in _TURN_SENSITIVE)
+        for index, row in enumerate(messages)
+    )
+
+
+_TURN_SENSITIVE = frozenset({"tool", "user"})
 
 
 DECODE_CACHE_ROWS = 8192
