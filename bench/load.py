@@ -9,10 +9,12 @@ workload: a 3000-token window where every trim trigger fires), with the same con
   events), no observers;
 - **harness + observers**: the same, with the OTel observer (every trace recorded; spans
   to an exporter that drops them) and the Prometheus observer on a fresh registry;
-- **the same, sampled** (information, beside the goal): one turn's trace in
-  ``SAMPLE_ONE_IN`` recorded (parent-based ratio sampler), every metric still counted.
+- for information, beside the goal: **the same, sampled** (one turn's trace in
+  ``SAMPLE_ONE_IN`` recorded, parent-based ratio sampler, every metric still counted), and
+  each observer **alone** (OTel with every trace; Prometheus, without exemplars since
+  there are no traces), to show which costs what.
 
-Each round runs the four in turn; the medians of ``ROUNDS`` rounds are compared. Every run
+Each round runs them all in turn; the medians of ``ROUNDS`` rounds are compared. Every run
 uses fresh session ids, so the fake answers each run's call ``n`` of a session exactly as it
 answered the recording. Ratios: throughput (provider calls per second) and the bench
 process's CPU time per call (``resource.getrusage``). Last, the memory an idle session
@@ -147,14 +149,34 @@ async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) 
         return Measured(calls, time.perf_counter() - began, _cpu() - cpu)
 
 
-async def harness(
-    plan: LoadPlan, prefix: str, *, observers: bool, sampler: Sampler = ALWAYS_ON
-) -> Measured:
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """Which observers a harness run has (OTel spans, Prometheus metrics) and the sampler."""
+
+    label: str
+    spans: bool = False
+    metrics: bool = False
+    sampler: Sampler = ALWAYS_ON
+
+
+HARNESS_RUNS: dict[str, Observed] = {
+    "harness": Observed("harness sessions"),
+    "observers": Observed("harness + OTel + Prometheus", spans=True, metrics=True),
+    "sampled": Observed(f"the same, 1 trace in {SAMPLE_ONE_IN} recorded", True, True, SAMPLED),
+    "otel": Observed("harness + OTel only", spans=True),
+    "prometheus": Observed("harness + Prometheus only (no exemplars)", metrics=True),
+}
+"""Every harness run of a round; the first two make the goal, the others are information."""
+
+
+async def harness(plan: LoadPlan, prefix: str, observed: Observed) -> Measured:
     telemetry = None
-    if observers:
+    if observed.spans or observed.metrics:
         telemetry = build_telemetry(
             TelemetryOptions(
-                span_exporters=(DiscardSpans(),), registry=CollectorRegistry(), sampler=sampler
+                span_exporters=(DiscardSpans(),) if observed.spans else (),
+                registry=CollectorRegistry() if observed.metrics else None,
+                sampler=observed.sampler,
             )
         )
     try:
@@ -226,13 +248,11 @@ def _median(values: Sequence[Measured], key: Callable[[Measured], float]) -> flo
 async def measure(plan: LoadPlan, say: Callable[[str], None]) -> dict[str, list[Measured]]:
     say(f"recording the request bodies of {plan.sessions} sessions (also the warm-up) ...")
     recorded = await record(plan)
-    runs: dict[str, list[Measured]] = {"baseline": [], "harness": [], "observers": []}
-    runs["sampled"] = []
+    runs: dict[str, list[Measured]] = {"baseline": [], **{key: [] for key in HARNESS_RUNS}}
     for r in range(ROUNDS):
         runs["baseline"].append(await baseline(plan, recorded, f"b{r}-"))
-        runs["harness"].append(await harness(plan, f"h{r}-", observers=False))
-        runs["observers"].append(await harness(plan, f"o{r}-", observers=True))
-        runs["sampled"].append(await harness(plan, f"s{r}-", observers=True, sampler=SAMPLED))
+        for key, observed in HARNESS_RUNS.items():
+            runs[key].append(await harness(plan, f"{key}{r}-", observed))
         line = ", ".join(f"{k} {v[-1].rate:,.0f} calls/s" for k, v in runs.items())
         say(f"round {r + 1}/{ROUNDS}: {line}")
     return runs
@@ -242,12 +262,8 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
     rate = {k: _median(v, lambda m: m.rate) for k, v in runs.items()}
     cpu = {k: _median(v, lambda m: m.cpu_ms_per_call) for k, v in runs.items()}
     calls = {k: v[0].calls for k, v in runs.items()}
-    labels = {
-        "baseline": "bare httpx loop, same bodies",
-        "harness": "harness sessions",
-        "observers": "harness + OTel + Prometheus",
-        "sampled": f"the same, 1 trace in {SAMPLE_ONE_IN} recorded",
-    }
+    labels = {"baseline": "bare httpx loop, same bodies"}
+    labels |= {key: observed.label for key, observed in HARNESS_RUNS.items()}
     say("")
     say(
         table(
@@ -257,7 +273,7 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
     )
     overhead = rate["baseline"] / rate["harness"] - 1
     observers = rate["harness"] / rate["observers"] - 1
-    sampled = rate["harness"] / rate["sampled"] - 1
+    apart = {key: rate["harness"] / rate[key] - 1 for key in ("sampled", "otel", "prometheus")}
     cpu_overhead = cpu["harness"] / cpu["baseline"] - 1
     cpu_observers = cpu["observers"] / cpu["harness"] - 1
     agent = _median(runs["harness"], lambda m: m.overhead_p50_ms)
@@ -270,7 +286,10 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
         ["harness CPU per call ÷ baseline CPU per call − 1", f"{cpu_overhead:+.1%}"],
         ["observers CPU per call, on ÷ off − 1", f"{cpu_observers:+.1%}"],
         [f"observers, 1 trace in {SAMPLE_ONE_IN} (every metric): off ÷ on − 1",
-         f"{sampled:+.1%}"],
+         f"{apart['sampled']:+.1%}"],
+        ["OTel observer alone, every trace: off ÷ on − 1", f"{apart['otel']:+.1%}"],
+        ["Prometheus observer alone (no exemplars): off ÷ on − 1",
+         f"{apart['prometheus']:+.1%}"],
         ["agent time per call outside HTTP (p50, trim + estimate + checks)", f"{agent:.3f} ms"],
         [f"idle session holding a {MEMORY_TURNS}-turn history ({history})",
          f"{memory.per_session / 1024:,.1f} KiB"],
@@ -278,7 +297,7 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
          f"{memory.caches / 1024:,.1f} KiB"],
     ]  # fmt: skip
     goals = [_goal(overhead, GOAL_OVERHEAD), _goal(observers, GOAL_OBSERVERS), info, info]
-    goals += [info, info, info, info]
+    goals += [info] * (len(rows_out) - len(goals))
     say("")
     say("Ratios and goals")
     say(
