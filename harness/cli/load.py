@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
 from rich.console import Console
 
 from harness.load import (
@@ -66,25 +67,36 @@ def _template(
     return template_from_scenario(loaded.scenario, context_window=context_window)
 
 
+def trace_sampler(share: float | None) -> Sampler | None:
+    """``--trace-sample``: that share of turns traced, whole (each turn is one trace; its
+    spans follow the turn's agent span). ``None``: the SDK's, from ``OTEL_TRACES_SAMPLER``."""
+    return None if share is None else ParentBased(TraceIdRatioBased(share))
+
+
 def _run_asyncio(
-    plan: LoadPlan, serve_metrics: int | None, quiet: bool, notes: list[str], err: Console
+    plan: LoadPlan,
+    telemetry_options: TelemetryOptions,
+    quiet: bool,
+    notes: list[str],
+    err: Console,
 ) -> LoadSummary:
     telemetry = None
     metrics = None
-    if serve_metrics is not None:
-        telemetry = build_telemetry(TelemetryOptions(serve_metrics_port=serve_metrics))
+    options = telemetry_options
+    if options.serve_metrics_port is not None or options.otel_jsonl or options.otlp:
+        telemetry = build_telemetry(options)
         if telemetry.registry is not None:
             metrics = LoadMetrics(telemetry.registry)
         if telemetry.metrics_server is not None:
             err.print(f"metrics: {telemetry.metrics_server.url}", highlight=False)
-    options = RunOptions(
+    run_options = RunOptions(
         observers=telemetry.observers if telemetry else (),
         console=None if quiet else err,
         metrics=metrics,
         notes=notes,
     )
     try:
-        return run_load(plan, options)
+        return run_load(plan, run_options)
     finally:
         if telemetry is not None:
             telemetry.shutdown()
@@ -111,6 +123,16 @@ def load(
         None, "--serve-metrics", min=0, max=65535, help="Serve metrics on 127.0.0.1:PORT."
     ),
     json_path: Path | None = typer.Option(None, "--json", help="Write the summary as JSON."),
+    otel_jsonl: Path | None = typer.Option(None, "--otel-jsonl", help="Write spans here."),
+    otlp: bool = typer.Option(False, "--otlp", help="Export spans by OTLP/HTTP (OTEL_*)."),
+    trace_sample: float | None = typer.Option(
+        None,
+        "--trace-sample",
+        min=0.0,
+        max=1.0,
+        help="Share of turns traced, 0-1 (default: OTEL_TRACES_SAMPLER, else all); "
+        "metrics count every event either way.",
+    ),
     provider: str | None = typer.Option(
         None, help=f"Built-in workload's client kind (default openai): {', '.join(FAKE_FOR_KIND)}."
     ),
@@ -132,6 +154,11 @@ def load(
     err = Console(stderr=True)
     if provider is not None and provider not in FAKE_FOR_KIND:
         raise _invalid(err, f"unknown --provider {provider!r}; known: {', '.join(FAKE_FOR_KIND)}")
+    tracing = otel_jsonl is not None or otlp
+    if locust and tracing:
+        raise _invalid(err, "--otel-jsonl and --otlp trace asyncio runs; Locust runs serve metrics")
+    if trace_sample is not None and not tracing:
+        raise _invalid(err, "--trace-sample needs --otel-jsonl or --otlp: nothing is traced")
     try:
         template, notes = _template(scenario, provider, context_window, latency_ms)
         plan = LoadPlan(
@@ -156,7 +183,13 @@ def load(
                 notes=notes,
             )
         else:
-            summary = _run_asyncio(plan, serve_metrics, quiet, notes, err)
+            telemetry_options = TelemetryOptions(
+                serve_metrics_port=serve_metrics,
+                otel_jsonl=otel_jsonl,
+                otlp=otlp,
+                sampler=trace_sampler(trace_sample),
+            )
+            summary = _run_asyncio(plan, telemetry_options, quiet, notes, err)
     except ServerStartError as error:
         err.print(f"error: {error}", markup=False, highlight=False)
         raise typer.Exit(EXIT_FAILED) from error

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.load import read_plan
+from harness.telemetry.exporters import read_span_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "budget-proactive-drops-oldest-turns.yaml"
@@ -60,6 +61,41 @@ def test_serve_metrics_attaches_the_telemetry_observers() -> None:
     code, output = _invoke("--sessions", "2", "--turns", "1", "--quiet", "--serve-metrics", "0")
     assert code == 0, output
     assert "metrics: http://127.0.0.1:" in output
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("share", "traced_turns"), [("1", 6), ("0", 0)])
+def test_otel_jsonl_traces_the_share_of_turns_asked(
+    tmp_path: Path, share: str, traced_turns: int
+) -> None:
+    """Each turn is one trace, kept or dropped whole; the summary counts every call."""
+    spans_path, out = tmp_path / "spans.jsonl", tmp_path / "summary.json"
+    code, output = _invoke(
+        "--sessions", "3", "--concurrency", "2", "--turns", "2", "--quiet",
+        "--otel-jsonl", str(spans_path), "--trace-sample", share, "--json", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    spans = read_span_lines(spans_path) if spans_path.exists() else []
+    agents = [s for s in spans if s["name"].startswith("invoke_agent")]
+    assert len(agents) == traced_turns
+    assert {s["context"]["trace_id"] for s in spans} == {
+        a["context"]["trace_id"] for a in agents
+    }  # no span outlives its dropped turn
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    assert summary["provider_calls"] >= 6
+    inference = [s for s in spans if s["kind"].endswith("CLIENT")]
+    assert len(inference) == (summary["provider_calls"] if traced_turns else 0)
+
+
+def test_trace_options_refuse_what_they_cannot_do() -> None:
+    code, output = _invoke("--trace-sample", "0.5")
+    assert code == 2
+    assert "--trace-sample needs --otel-jsonl or --otlp" in output
+    code, output = _invoke("--locust", "--otlp")
+    assert code == 2
+    assert "Locust runs serve metrics" in output
+    code, _ = _invoke("--otlp", "--trace-sample", "1.5")
+    assert code == 2
 
 
 def test_invalid_options_exit_2_and_run_nothing() -> None:
