@@ -25,9 +25,13 @@ class WireShapeError(ValueError):
     """A decoded body lacks a field its wire format requires."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""Built once: ``json.dumps`` with options builds a new encoder on every call."""
+
+
 def dumps(value: object) -> str:
-    """Compact JSON, UTF-8 left unescaped: the exact bytes each client sends."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """Compact JSON, UTF-8 left unescaped, NaN refused (the standard library's encoder)."""
+    return _ENCODER.encode(value)
 
 
 def encode_body(value: object) -> bytes:

@@ -119,17 +119,23 @@ def _reject_constant(name: str) -> object:
     raise _NotJson(name)
 
 
+# Built once: ``json.loads``/``json.dumps`` with options build a new decoder or encoder on
+# every call, which cost more than the parse itself for the short rows of a history.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def from_json(content: str) -> object:
     """Parse JSON as serde_json would, or return ``None`` when it would refuse."""
     try:
-        return json.loads(content, parse_constant=_reject_constant)
+        return _DECODER.decode(content)
     except (ValueError, RecursionError):
         return None
 
 
 def to_json(value: object) -> str:
     """Compact JSON as serde_json writes it: no spaces, UTF-8 left unescaped."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def _tool_call_object(call: ToolCall) -> dict[str, object]:

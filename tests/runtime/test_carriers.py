@@ -3,6 +3,7 @@ results and of prompt-mode carriers, and carrier classification (IDX-TC grammar)
 
 import dataclasses
 import json
+import math
 
 import pytest
 from hypothesis import given
@@ -28,6 +29,7 @@ from harness.runtime import (
     tool_result_block,
 )
 from harness.runtime.carriers import parse_carrier
+from harness.runtime.messages import from_json, to_json
 from tests.runtime.builders import asst, raw, sys, user
 
 
@@ -315,3 +317,39 @@ def test_a_carrier_parsed_once_is_remembered_and_equal_to_a_fresh_parse(
     assert parse_carrier(row) is first
     parse = parse_native_tool_carrier if role == "tool" else parse_prompt_tool_carrier
     assert first == parse(content)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def _has_non_finite(value: object) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list):
+        return any(map(_has_non_finite, value))
+    if isinstance(value, dict):
+        return any(map(_has_non_finite, value.values()))
+    return False
+
+
+@given(json_values)
+def test_to_json_writes_what_json_dumps_writes_compact_and_unescaped(value: object) -> None:
+    assert to_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@given(json_values)
+def test_from_json_reads_what_json_loads_reads_and_refuses_nan_and_infinity(
+    value: object,
+) -> None:
+    text = json.dumps(value)
+    if _has_non_finite(value):
+        assert from_json(text) is None  # serde_json refuses NaN and Infinity
+    else:
+        assert from_json(text) == json.loads(text)
+    assert from_json(text + " x") is None
