@@ -47,13 +47,12 @@ from prometheus_client import CollectorRegistry
 
 from bench.timing import table
 from harness.agent import Agent
-from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus
 from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
+from harness.load.runner import forget_cached_rows
 from harness.load.session import Samples, SessionFactory, Stopwatch, http_client
 from harness.load.template import SESSION_HEADER, write_plan
 from harness.load.transport import SLOT_HEADER, ShardedTransport
-from harness.providers.canonical import decoded_row
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 ROUNDS = 5  # medians of five: a single round on 2 shared cores varies by ±5%
@@ -200,11 +199,6 @@ class Memory:
     caches: int
 
 
-def clear_row_caches() -> None:
-    rendered_rows.cache_clear()
-    decoded_row.cache_clear()
-
-
 async def idle_memory(base_url: str, ref: str) -> Memory:
     """Bytes still allocated per session after ``MEMORY_TURNS`` turns (rows, text bytes),
     and apart, what the process-wide row caches hold then: they are bounded
@@ -223,7 +217,7 @@ async def idle_memory(base_url: str, ref: str) -> Memory:
 
         # Warm-up: every pooled connection is open before tracing starts.
         await asyncio.gather(*(session(i, 1, "warm-") for i in range(MEMORY_SESSIONS)))
-        clear_row_caches()
+        forget_cached_rows()
         gc.collect()
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
@@ -232,7 +226,7 @@ async def idle_memory(base_url: str, ref: str) -> Memory:
         )
         gc.collect()
         with_caches = tracemalloc.get_traced_memory()[0]
-        clear_row_caches()
+        forget_cached_rows()
         gc.collect()
         after = tracemalloc.get_traced_memory()[0]
         tracemalloc.stop()

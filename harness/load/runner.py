@@ -29,6 +29,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.load.metrics import LoadMetrics
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
@@ -36,6 +37,7 @@ from harness.load.session import Samples, SessionFactory, SessionOutcome, http_c
 from harness.load.summary import LoadSummary, Quantiles, rate, trim_rows
 from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, write_plan
+from harness.providers.canonical import decoded_row
 
 STOP_GRACE_S = 5.0
 """How long turns running at the deadline may take to finish before they are cancelled."""
@@ -88,8 +90,25 @@ class _Bar:
             self._progress.update(self._task, advance=1, calls=self._tally.provider_calls)
 
 
+def forget_cached_rows() -> None:
+    """Empty the process-wide row caches (rendered and decoded rows, see
+    docs/decisions.md). A finished run's rows are never asked for again (every session's
+    content is its own), and full caches kept for nothing make each later garbage
+    collection walk ~16,000 more objects: about 25 µs more per provider call measured."""
+    rendered_rows.cache_clear()
+    decoded_row.cache_clear()
+
+
 async def run_sessions(plan: LoadPlan, options: RunOptions = RunOptions()) -> LoadSummary:
-    """Run ``plan`` against the servers named in ``plan.base_urls``; the summary."""
+    """Run ``plan`` against the servers named in ``plan.base_urls``; the summary. The row
+    caches are emptied when it ends (``forget_cached_rows``)."""
+    try:
+        return await _run_sessions(plan, options)
+    finally:
+        forget_cached_rows()
+
+
+async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     tally = LoadTally()
     bus = EventBus()
     for observer in (tally, *options.observers):

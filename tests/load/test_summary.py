@@ -14,6 +14,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from fakes.pytest_plugin import FakeServerFactory
+from harness.agent.dispatch import ToolMode, rendered_rows, to_provider_messages
 from harness.events import (
     CapacityChecked,
     Event,
@@ -33,6 +34,8 @@ from harness.load import (
 )
 from harness.load import metrics as m
 from harness.load.template import SESSION_HEADER
+from harness.providers.canonical import decoded_row
+from harness.runtime import ToolResultMessage, ToolResults
 from harness.telemetry import PrometheusObserver
 from harness.telemetry import names as n
 from harness.telemetry.names import trim_reason_label
@@ -118,10 +121,15 @@ def test_each_session_gets_its_own_script(fake_server: FakeServerFactory) -> Non
     template = default_template(context_window=100_000)
     running = fake_server.serve(build_load_fake(template.providers[0], counting=False))
     plan = LoadPlan(template, 3, 3, 2, 30.0, {template.providers[0].ref: running.base_url})
+    to_provider_messages([ToolResults((ToolResultMessage("c", "x", "t"),))], ToolMode.NATIVE)
+    assert rendered_rows.cache_info().currsize > 0
     summary = asyncio.run(run_sessions(plan))
     assert summary.provider_calls == 3 * 2 * 2  # no trims on a large window: 2 calls a turn
     assert summary.tool_calls == 3 * 2
     assert summary.trims == []
+    # Rows cached while the run ran (and before it) are forgotten when it ends.
+    assert rendered_rows.cache_info().currsize == 0
+    assert decoded_row.cache_info().currsize == 0
 
 
 @pytest.mark.integration
