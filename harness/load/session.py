@@ -124,16 +124,21 @@ class TimedClient:
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         self._watch.call_started()
-        error: BaseException | None = None
         try:
-            return await self._inner.complete(request)
+            reply = await self._inner.complete(request)
         except BaseException as exc:
-            error = exc
+            # Reported from inside the handler: a local holding the exception would tie it
+            # to this frame, which its traceback holds (a cycle keeping the whole request
+            # alive until the garbage collector finds it).
+            self._finished(exc)
             raise
-        finally:
-            elapsed = self._watch.call_finished()
-            if self._on_call is not None:
-                self._on_call(self._ref, elapsed, error)
+        self._finished(None)
+        return reply
+
+    def _finished(self, error: BaseException | None) -> None:
+        elapsed = self._watch.call_finished()
+        if self._on_call is not None:
+            self._on_call(self._ref, elapsed, error)
 
 
 class SessionIds:
@@ -270,6 +275,7 @@ class SessionFactory:
                 watch.turn_finished()
             if self.on_turn is not None:
                 self.on_turn(time.perf_counter() - started, error)
+            error = None  # not kept across turns: this frame is in the exception's traceback
         return SessionOutcome(index, turns, errors, completed=True)
 
 

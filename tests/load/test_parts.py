@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
+import gc
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +29,7 @@ from harness.load import (
     write_plan,
 )
 from harness.load.metrics import OVERHEAD, bucket_quantile, buckets
-from harness.load.session import Samples
+from harness.load.session import Samples, TimedClient
 from harness.load.tally import IGNORED, LoadTally, percentile
 from harness.load.transport import InlineSyncTransport, SuspendedError, drive
 from harness.providers.factory import PROVIDER_KINDS
@@ -152,3 +155,38 @@ def test_the_tally_counts_or_ignores_every_event_kind_and_never_both() -> None:
     counted = set(LoadTally()._counters)
     assert counted.isdisjoint(IGNORED)
     assert counted | IGNORED == set(EVENT_KINDS)
+
+
+class _Refusing:
+    provider_kind = "openai"
+
+    async def complete(self, request: object) -> object:
+        raise RuntimeError("refused")
+
+
+class _Request:
+    """A stand-in request that can be watched with a weak reference."""
+
+
+def test_a_failed_call_leaves_no_cycle_holding_its_request() -> None:
+    """The timing wrapper reports a failure without keeping the exception in a local of a
+    frame the exception's traceback holds: that cycle would keep the request (and the
+    history it carries) alive until a garbage collection."""
+    reported: list[BaseException | None] = []
+    timed = TimedClient(
+        _Refusing(),  # type: ignore[arg-type]
+        "openai.load",
+        Stopwatch(Samples()),
+        lambda ref, seconds, error: reported.append(error),
+    )
+    request = _Request()
+    watched = weakref.ref(request)
+    gc.disable()
+    try:
+        with contextlib.suppress(RuntimeError):
+            drive(timed.complete(request))  # type: ignore[arg-type]
+        reported.clear()
+        del request
+        assert watched() is None  # freed by reference counting alone
+    finally:
+        gc.enable()
