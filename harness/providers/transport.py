@@ -156,29 +156,28 @@ class HttpProviderClient(abc.ABC):
             )
         except httpx.TransportError as exc:
             raise transport_error(self.provider_name, exc) from exc
-        status = response.status_code
-        if status >= httpx.codes.BAD_REQUEST:
-            raise self._failure(status, response.text, response.headers)
-        try:
-            if _utf8(response):
-                decoded = decode_body(response.content, lambda: response.text)
-            else:
-                decoded = loads(response.text)
-        except WireShapeError as exc:
-            raise self.protocol_error(status, response.text, str(exc)) from exc
-        if embedded_error(decoded):
-            raise self._failure(status, response.text, response.headers)
-        return Answer(decoded, response, status)
+        raw = response.content if _utf8(response) else None
+        value = self._decode(response.status_code, response.headers, lambda: response.text, raw)
+        return Answer(value, response, response.status_code)
 
-    def _decode(self, status: int, body: str, headers: httpx.Headers) -> object:
+    def _decode(
+        self,
+        status: int,
+        headers: httpx.Headers,
+        text: Callable[[], str],
+        raw: bytes | None = None,
+    ) -> object:
+        """The decoded body, or the error it stands for. ``text`` is asked only when it is
+        needed: for an error, or when the body cannot be read from its UTF-8 ``raw`` bytes
+        (``decode_body``); without ``raw`` the text is decoded."""
         if status >= httpx.codes.BAD_REQUEST:
-            raise self._failure(status, body, headers)
+            raise self._failure(status, text(), headers)
         try:
-            decoded = loads(body)
+            decoded = decode_body(raw, text) if raw is not None else loads(text())
         except WireShapeError as exc:
-            raise self.protocol_error(status, body, str(exc)) from exc
+            raise self.protocol_error(status, text(), str(exc)) from exc
         if embedded_error(decoded):
-            raise self._failure(status, body, headers)
+            raise self._failure(status, text(), headers)
         return decoded
 
     async def post_sse(self, path: str, payload: JsonObject, sink: EventSink) -> None:
@@ -192,7 +191,7 @@ class HttpProviderClient(abc.ABC):
             ) as response:
                 if response.status_code >= httpx.codes.BAD_REQUEST or _is_json(response):
                     body = (await response.aread()).decode("utf-8", "replace")
-                    self._decode(response.status_code, body, response.headers)
+                    self._decode(response.status_code, response.headers, lambda: body)
                     raise self.protocol_error(
                         response.status_code, body, "expected an event stream"
                     )
