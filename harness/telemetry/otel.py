@@ -188,14 +188,14 @@ class OtelObserver:
         if state.agent is not None:  # a turn that never finished: close it, marked
             state.agent.set_attribute(n.ATTR_INCOMPLETE, True)
             state.agent.end(end_time=start)
-        agent = state.agent = self._tracer.start_span(
+        agent = state.agent = self._start(
+            event.session_id,
             n.agent_span_name(event.agent_name),
-            kind=SpanKind.INTERNAL,
-            attributes=agent_start_attributes(event),
-            start_time=start,
+            SpanKind.INTERNAL,
+            agent_start_attributes(event),
+            start,
         )
         state.parent = trace.set_span_in_context(agent)
-        self._remember(event.session_id, agent)
 
     def _turn_finished(self, event: TurnFinished) -> None:
         state = self._sessions.pop(event.session_id, None)  # nothing stays open
@@ -209,19 +209,12 @@ class OtelObserver:
         agent = state.agent
         if agent is None:
             return
-        if not agent.is_recording():
-            agent.end(end_time=end)
-            return
-        attributes: Attributes = {
-            n.ATTR_TURN_OUTCOME: event.outcome,
-            n.ATTR_TURN_ITERATIONS: event.iterations,
-        }
-        if event.error_type:
-            attributes[n.ERROR_TYPE] = event.error_type
-            agent.set_attributes(attributes)
-            agent.set_status(Status(StatusCode.ERROR, event.error_type))
-        else:
-            agent.set_attributes(attributes)
+        if agent.is_recording():
+            attributes: Attributes = {
+                n.ATTR_TURN_OUTCOME: event.outcome,
+                n.ATTR_TURN_ITERATIONS: event.iterations,
+            }
+            _set_outcome(agent, attributes, event.error_type)
         agent.end(end_time=end)
 
     def _call_started(self, event: ProviderCallStarted) -> None:
@@ -230,14 +223,9 @@ class OtelObserver:
             self._close_call(state)
         name = n.inference_span_name(self._operation, event.model)
         attributes = call_start_attributes(event, self._operation)
-        span = self._tracer.start_span(
-            name,
-            context=state.parent,
-            kind=SpanKind.CLIENT,
-            attributes=attributes,
-            start_time=self._ns(event.at),
+        span = self._start(
+            event.session_id, name, SpanKind.CLIENT, attributes, self._ns(event.at), state.parent
         )
-        self._remember(event.session_id, span)
         state.call = _Call(event.call_id, span, name, attributes)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
@@ -249,16 +237,9 @@ class OtelObserver:
             call = state.call = self._next_attempt(call, event, state.parent)
         end = self._ns(event.at)
         call.end_ns = end if end is not None else time.time_ns()
-        if not call.span.is_recording():
-            return
-        attributes = call_finish_attributes(event)
-        if event.outcome != "ok":
-            error = event.error_type or n.ERROR_TYPE_OTHER
-            attributes[n.ERROR_TYPE] = error
-            call.span.set_attributes(attributes)
-            call.span.set_status(Status(StatusCode.ERROR, error))
-        else:
-            call.span.set_attributes(attributes)
+        if call.span.is_recording():
+            error = None if event.outcome == "ok" else (event.error_type or n.ERROR_TYPE_OTHER)
+            _set_outcome(call.span, call_finish_attributes(event), error)
 
     def _next_attempt(
         self, previous: _Call, event: ProviderCallFinished, parent: Context | None
@@ -268,47 +249,39 @@ class OtelObserver:
             previous.span.set_attribute(n.ATTR_ATTEMPT, 1)
         previous.span.end(end_time=previous.end_ns)
         attempt = previous.attempt + 1
-        span = self._tracer.start_span(
+        span = self._start(
+            event.session_id,
             previous.name,
-            context=parent,
-            kind=SpanKind.CLIENT,
-            attributes={**previous.attributes, n.ATTR_ATTEMPT: attempt},
-            start_time=previous.end_ns,
+            SpanKind.CLIENT,
+            {**previous.attributes, n.ATTR_ATTEMPT: attempt},
+            previous.end_ns,
+            parent,
         )
-        self._remember(event.session_id, span)
         return _Call(previous.call_id, span, previous.name, previous.attributes, attempt=attempt)
 
     def _tool_started(self, event: ToolCallStarted) -> None:
         state = self._state(event.session_id)
         if state.call is not None:
             self._close_call(state)
-        span = self._tracer.start_span(
+        state.tools[event.call_id] = self._start(
+            event.session_id,
             n.tool_span_name(event.tool_name),
-            context=state.parent,
-            kind=SpanKind.INTERNAL,
-            attributes=tool_start_attributes(event),
-            start_time=self._ns(event.at),
+            SpanKind.INTERNAL,
+            tool_start_attributes(event),
+            self._ns(event.at),
+            state.parent,
         )
-        self._remember(event.session_id, span)
-        state.tools[event.call_id] = span
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         span = self._state(event.session_id).tools.pop(event.call_id, None)
         if span is None:
             return
-        if not span.is_recording():
-            span.end(end_time=self._ns(event.at))
-            return
-        attributes: Attributes = {
-            n.ATTR_TOOL_RESULT_BYTES: event.result_bytes,
-            n.ATTR_TOOL_TRUNCATED: event.truncated,
-        }
-        if event.error_type:
-            attributes[n.ERROR_TYPE] = event.error_type
-            span.set_attributes(attributes)
-            span.set_status(Status(StatusCode.ERROR, event.error_type))
-        else:
-            span.set_attributes(attributes)
+        if span.is_recording():
+            attributes: Attributes = {
+                n.ATTR_TOOL_RESULT_BYTES: event.result_bytes,
+                n.ATTR_TOOL_TRUNCATED: event.truncated,
+            }
+            _set_outcome(span, attributes, event.error_type)
         span.end(end_time=self._ns(event.at))
 
     # --- decisions ----------------------------------------------------------------------
@@ -342,13 +315,13 @@ class OtelObserver:
             self._remember(event.session_id, target)
             return
         attributes = decision_attributes(event)
-        span = self._tracer.start_span(
+        span = self._start(
+            event.session_id,
             n.OUTSIDE_TURN_SPANS[kind],
-            kind=SpanKind.INTERNAL,
-            attributes={n.GEN_AI_CONVERSATION_ID: event.session_id},
-            start_time=at,
+            SpanKind.INTERNAL,
+            {n.GEN_AI_CONVERSATION_ID: event.session_id},
+            at,
         )
-        self._remember(event.session_id, span)
         span.add_event(name, attributes, timestamp=at)
         span.end(end_time=at)
 
@@ -359,6 +332,23 @@ class OtelObserver:
         if state is None:
             state = self._sessions[session_id] = _Session()
         return state
+
+    def _start(
+        self,
+        session_id: str,
+        name: str,
+        kind: SpanKind,
+        attributes: Attributes,
+        start_ns: int | None,
+        parent: Context | None = None,
+    ) -> Span:
+        """Start a span (under ``parent``, the turn's context, when given) and note its
+        trace as the session's latest."""
+        span = self._tracer.start_span(
+            name, context=parent, kind=kind, attributes=attributes, start_time=start_ns
+        )
+        self._remember(session_id, span)
+        return span
 
     def _close_call(self, state: _Session) -> None:
         call, state.call = state.call, None
@@ -387,6 +377,16 @@ class OtelObserver:
 
     def _ns(self, at: float) -> int | None:
         return self._clock_to_ns(at) if self._clock_to_ns is not None else None
+
+
+def _set_outcome(span: Span, attributes: Attributes, error_type: str | None) -> None:
+    """A finished span's closing attributes, with ``error.type`` and an error status when
+    it failed."""
+    if error_type:
+        attributes[n.ERROR_TYPE] = error_type
+    span.set_attributes(attributes)
+    if error_type:
+        span.set_status(Status(StatusCode.ERROR, error_type))
 
 
 def _caused_by(event: Decision, call: _Call) -> bool:
