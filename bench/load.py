@@ -169,26 +169,22 @@ HARNESS_RUNS: dict[str, Observed] = {
 
 
 async def harness(plan: LoadPlan, prefix: str, observed: Observed) -> Measured:
-    telemetry = None
-    if observed.spans or observed.metrics:
-        telemetry = build_telemetry(
-            TelemetryOptions(
-                span_exporters=(DiscardSpans(),) if observed.spans else (),
-                registry=CollectorRegistry() if observed.metrics else None,
-                sampler=observed.sampler,
-            )
+    telemetry = build_telemetry(  # no spans and no metrics asked: nothing built
+        TelemetryOptions(
+            span_exporters=(DiscardSpans(),) if observed.spans else (),
+            registry=CollectorRegistry() if observed.metrics else None,
+            sampler=observed.sampler,
         )
+    )
     try:
         cpu, began = _cpu(), time.perf_counter()
         summary = await run_sessions(
-            plan,
-            RunOptions(observers=telemetry.observers if telemetry else (), session_prefix=prefix),
+            plan, RunOptions(observers=telemetry.observers, session_prefix=prefix)
         )
         elapsed, spent = time.perf_counter() - began, _cpu() - cpu
         return Measured(summary.provider_calls, elapsed, spent, summary.overhead.p50_ms or 0.0)
     finally:
-        if telemetry is not None:
-            telemetry.shutdown()
+        telemetry.shutdown()
 
 
 @dataclass(frozen=True, slots=True)

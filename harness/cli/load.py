@@ -80,17 +80,12 @@ def _run_asyncio(
     notes: list[str],
     err: Console,
 ) -> LoadSummary:
-    telemetry = None
-    metrics = None
-    options = telemetry_options
-    if options.serve_metrics_port is not None or options.otel_jsonl or options.otlp:
-        telemetry = build_telemetry(options)
-        if telemetry.registry is not None:
-            metrics = LoadMetrics(telemetry.registry)
-        if telemetry.metrics_server is not None:
-            err.print(f"metrics: {telemetry.metrics_server.url}", highlight=False)
+    telemetry = build_telemetry(telemetry_options)  # nothing asked: nothing built
+    metrics = LoadMetrics(telemetry.registry) if telemetry.registry is not None else None
+    if telemetry.metrics_server is not None:
+        err.print(f"metrics: {telemetry.metrics_server.url}", highlight=False)
     run_options = RunOptions(
-        observers=telemetry.observers if telemetry else (),
+        observers=telemetry.observers,
         console=None if quiet else err,
         metrics=metrics,
         notes=notes,
@@ -98,8 +93,7 @@ def _run_asyncio(
     try:
         return run_load(plan, run_options)
     finally:
-        if telemetry is not None:
-            telemetry.shutdown()
+        telemetry.shutdown()
 
 
 def load(

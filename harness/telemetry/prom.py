@@ -241,9 +241,8 @@ class PrometheusObserver:
             event.estimate_tokens,
             event.model_context_window,
         )
-        if len(calls) > MAX_OPEN_CALLS:
-            while len(calls) > MAX_OPEN_CALLS:
-                calls.popitem(last=False)
+        while len(calls) > MAX_OPEN_CALLS:
+            calls.popitem(last=False)
 
     def _call_finished(self, event: ProviderCallFinished, exemplar: _Exemplar | None) -> None:
         provider, model, outcome = event.provider, event.model or n.UNKNOWN, event.outcome
