@@ -68,3 +68,18 @@ def histories(
     for turn in range(draw(st.integers(min_turns, max_turns))):
         rows.extend(draw(turns(turn)))
     return rows, crumb_present
+
+
+def json_values(*, finite: bool) -> st.SearchStrategy[object]:
+    """Every value the standard library's JSON encoder writes: nested lists and objects of
+    null, booleans, integers of any size, floats (``finite``: no NaN or infinities) and
+    any text, lone surrogates included."""
+    floats = st.floats(allow_nan=not finite, allow_infinity=not finite)
+    return st.recursive(
+        st.none() | st.booleans() | st.integers() | floats | st.text(),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(st.text(max_size=8), children, max_size=4)
+        ),
+        max_leaves=20,
+    )

@@ -31,6 +31,7 @@ from harness.runtime import (
 from harness.runtime.carriers import parse_carrier
 from harness.runtime.messages import from_json, to_json
 from tests.runtime.builders import asst, raw, sys, user
+from tests.runtime.strategies import json_values
 
 
 def test_chat_message_has_exactly_role_and_content_and_is_frozen() -> None:
@@ -319,13 +320,7 @@ def test_a_carrier_parsed_once_is_remembered_and_equal_to_a_fresh_parse(
     assert first == parse(content)
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=20,
-)
+any_json_values = json_values(finite=False)
 
 
 def _has_non_finite(value: object) -> bool:
@@ -338,12 +333,12 @@ def _has_non_finite(value: object) -> bool:
     return False
 
 
-@given(json_values)
+@given(any_json_values)
 def test_to_json_writes_what_json_dumps_writes_compact_and_unescaped(value: object) -> None:
     assert to_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-@given(json_values)
+@given(any_json_values)
 def test_from_json_reads_what_json_loads_reads_and_refuses_nan_and_infinity(
     value: object,
 ) -> None:
