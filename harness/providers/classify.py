@@ -12,90 +12,36 @@ provider's own body (an HTTP body, or the data of an in-stream error event, stat
     tokens, please wait", a proxy's "token limit exceeded for this minute").
 
 ``extended``
-    The providers.md catalogue: structured codes first (``code``/``type``/``status``/
-    ``stop_reason`` anywhere in the JSON body), then the catalogue's phrases, over the raw
-    body and every decoded string in it (so escapes and ``metadata.raw`` wrappers do not
-    hide a phrase). A negative list wins over both: throttling, rate limits, quota,
-    per-field length limits and Groq's ``max_completion_tokens`` bound are never overflows.
+    Rules that generalise across the field (``harness.providers.overflow_rules``), measured
+    on a public corpus of real answers (tests/corpus, docs/recognition-matrix.md): look-alike
+    exclusions first, then structure (codes, ``n_ctx``/``n_prompt_tokens``), then the shapes
+    overflow messages take, read through every wrapping (``harness.providers.overflow_text``).
+    ``extended_verdict`` names the rule that decided.
 
 The runtime uses ``extended`` by default; a ``ContextWindowExceeded`` carries both verdicts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, Protocol
 
 from harness.providers.errors import render_provider_error
-from harness.providers.wirejson import loads_or_none
+from harness.providers.overflow_rules import (
+    CODE_KEYS,
+    EVIDENCE,
+    EXCLUSIONS,
+    NOT_OVERFLOW_STATUSES,
+    OVERFLOW_CODES,
+    OVERFLOW_NUMERIC_CODES,
+)
+from harness.providers.overflow_text import BodyViews, body_views, in_prose_quote
 from harness.runtime.overflow import is_context_window_exceeded
 
-_CODE_KEYS: Final = frozenset({"code", "type", "status", "stop_reason", "stopreason", "__type"})
-
-OVERFLOW_CODES: Final = frozenset(
-    {
-        "context_length_exceeded",  # OpenAI Chat/Responses, Azure, Groq
-        "exceed_context_size_error",  # llama.cpp
-        "model_context_window_exceeded",  # Anthropic/Bedrock stop reason, z.ai
-    }
-)
-# Numeric-looking codes only count under the key ``code``: Mistral 3051, Zhipu 1261.
-OVERFLOW_NUMERIC_CODES: Final = frozenset({"3051", "1261"})
-
-OVERFLOW_PHRASES: Final = (
-    "context_length_exceeded",  # also seen as text, e.g. the .NET SDK's "ErrorCode: ..."
-    "maximum context length is",  # OpenAI, DeepSeek, vLLM, OpenRouter, FastChat
-    "exceeds the model's maximum context length",
-    "exceeds the context window",  # OpenAI Responses
-    "exceeds the available context size",  # llama.cpp
-    "input tokens exceed the configured limit",  # Azure
-    "prompt is too long",  # Anthropic, Claude on Bedrock
-    "exceed context limit",  # Anthropic input + max_tokens
-    "exceeds the maximum number of tokens allowed",  # Gemini
-    "input is too long",  # Bedrock
-    "too large for model with",  # Mistral
-    "reduce the length of the messages",  # Groq without a code
-    "longer than the model's context length",  # Together, SGLang
-    "`inputs` tokens + `max_new_tokens` must be",  # TGI-style Together
-    "too many tokens: size limit exceeded",  # Cohere v2
-    "too many tokens: total number of tokens",  # Cohere v1
-    "maximum prompt length is",  # xAI
-    "prompt too long; exceeded",  # Ollama
-    "greater than the context length",  # LM Studio
-    "loaded with context length of only",  # LM Studio, other wording
-    "exceeded model token limit",  # Kimi
-    "context window exceeds limit",  # MiniMax
-    "prompt exceeds max length",  # Zhipu
-    "range of input length should be",  # DashScope
-)
-OVERFLOW_PHRASE_PAIRS: Final = (("current length is", "while limit is"),)  # Cerebras
-
-NOT_OVERFLOW_CODES: Final = frozenset(
-    {
-        "string_above_max_length",
-        "insufficient_quota",
-        "rate_limit_exceeded",
-        "rate_limit_error",
-        "throttlingexception",
-        "too_many_requests",
-    }
-)
-NOT_OVERFLOW_PHRASES: Final = (
-    "too many tokens, please wait",  # Bedrock throttle
-    "throttling",
-    "rate limit",
-    "rate_limit",
-    "too many requests",
-    "string_above_max_length",
-    "insufficient_quota",
-    "exceeded your current quota",
-    "service unavailable",
-)
-NOT_OVERFLOW_PHRASE_PAIRS: Final = (
-    ("max_completion_tokens", "must be less than or equal to"),  # Groq
-)
+NO_EVIDENCE: Final = "no-evidence"
+STATUS_RULE: Final = "status"
+QUOTED_RULE: Final = "quoted-text"
 
 
 class OverflowClassifier(Protocol):
@@ -107,24 +53,34 @@ def reference_is_overflow(provider: str, status: int | None, body: str) -> bool:
     return is_context_window_exceeded(render_provider_error(provider, status, body))
 
 
+@dataclass(frozen=True, slots=True)
+class ExtendedVerdict:
+    """``extended``'s verdict and the name of the rule that decided it."""
+
+    is_overflow: bool
+    rule: str
+
+
+def extended_verdict(provider: str, status: int | None, body: str) -> ExtendedVerdict:
+    """Exclusions, then structure, then message shapes (overflow_rules' docstring). The
+    provider never changes the verdict; the status only rules out (402, 429): an overflow
+    arriving with a 500 or a 200 stream is still recognised."""
+    del provider
+    views = body_views(body)
+    haystack = f"{views.raw} {views.decoded}"
+    for rule in EXCLUSIONS:
+        if rule.pattern.search(haystack):
+            return ExtendedVerdict(False, rule.name)
+    if status in NOT_OVERFLOW_STATUSES:
+        return ExtendedVerdict(False, STATUS_RULE)
+    structural = _structural_rule(views)
+    if structural is not None:
+        return ExtendedVerdict(True, structural)
+    return _message_verdict(views)
+
+
 def extended_is_overflow(provider: str, status: int | None, body: str) -> bool:
-    """The catalogue's verdict; ``provider`` and ``status`` do not change it (the body
-    decides, so an overflow arriving with a 500 or a 200 is still recognised)."""
-    del provider, status
-    decoded = loads_or_none(body)
-    codes = set(_codes(decoded))
-    haystack = "\n".join([body, *_strings(decoded)]).lower()
-    if codes & NOT_OVERFLOW_CODES or _any_phrase(haystack, NOT_OVERFLOW_PHRASES):
-        return False
-    if any(_pair(haystack, pair) for pair in NOT_OVERFLOW_PHRASE_PAIRS):
-        return False
-    if codes & OVERFLOW_CODES or _numeric_overflow_code(decoded):
-        return True
-    if _anthropic_prompt_too_long(codes, haystack):
-        return True
-    return _any_phrase(haystack, OVERFLOW_PHRASES) or any(
-        _pair(haystack, pair) for pair in OVERFLOW_PHRASE_PAIRS
-    )
+    return extended_verdict(provider, status, body).is_overflow
 
 
 class Classifier(StrEnum):
@@ -166,47 +122,35 @@ def is_context_window_stop(finish_reason: str | None) -> bool:
     return finish_reason is not None and finish_reason.lower() == "model_context_window_exceeded"
 
 
-def _any_phrase(haystack: str, phrases: tuple[str, ...]) -> bool:
-    return any(phrase in haystack for phrase in phrases)
+def _structural_rule(views: BodyViews) -> str | None:
+    numbers: dict[str, int] = {}
+    for key, value in views.keys:
+        lowered = key.lower()
+        if lowered in CODE_KEYS and isinstance(value, str) and value.lower() in OVERFLOW_CODES:
+            return "code"
+        numeric = isinstance(value, int | str) and not isinstance(value, bool)
+        if lowered == "code" and numeric and str(value) in OVERFLOW_NUMERIC_CODES:
+            return "numeric-code"
+        if lowered in {"n_ctx", "n_prompt_tokens"} and isinstance(value, int):
+            numbers[lowered] = value
+    if (
+        numbers.keys() == {"n_ctx", "n_prompt_tokens"}
+        and numbers["n_prompt_tokens"] > numbers["n_ctx"]
+    ):
+        return "n-prompt-over-n-ctx"
+    return None
 
 
-def _pair(haystack: str, pair: tuple[str, str]) -> bool:
-    return pair[0] in haystack and pair[1] in haystack
-
-
-def _anthropic_prompt_too_long(codes: set[str], haystack: str) -> bool:
-    return "invalid_request_error" in codes and "prompt is too long" in haystack
-
-
-def _walk(value: object, depth: int = 0) -> Iterator[tuple[str | None, object]]:
-    """Every (key, value) pair in a decoded body; depth-bounded against hostile nesting."""
-    if depth > 16:
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key), item
-            yield from _walk(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield None, item
-            yield from _walk(item, depth + 1)
-
-
-def _codes(decoded: object) -> Iterator[str]:
-    for key, value in _walk(decoded):
-        if key is not None and key.lower() in _CODE_KEYS and isinstance(value, str):
-            yield value.lower()
-
-
-def _strings(decoded: object) -> Iterator[str]:
-    for _, value in _walk(decoded):
-        if isinstance(value, str):
-            yield value
-
-
-def _numeric_overflow_code(decoded: object) -> bool:
-    for key, value in _walk(decoded):
-        numeric = isinstance(value, (int, str)) and not isinstance(value, bool)
-        if key == "code" and numeric and str(value) in OVERFLOW_NUMERIC_CODES:
-            return True
-    return False
+def _message_verdict(views: BodyViews) -> ExtendedVerdict:
+    """The first evidence rule that matches outside a prose quotation decides; a match
+    only inside quotations is a user's own sentence."""
+    quoted = False
+    for rule in EVIDENCE:
+        in_raw = [m.start() for m in rule.pattern.finditer(views.raw)]
+        if any(not in_prose_quote(views.raw, start) for start in in_raw):
+            return ExtendedVerdict(True, rule.name)
+        if in_raw:
+            quoted = True
+        elif rule.pattern.search(views.decoded):
+            return ExtendedVerdict(True, rule.name)
+    return ExtendedVerdict(False, QUOTED_RULE if quoted else NO_EVIDENCE)

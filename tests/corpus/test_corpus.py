@@ -1,0 +1,119 @@
+"""The public corpus: its shape, every row through ``extended``, and look-alike envelopes.
+
+Every row is a test case: overflows must be recognised, look-alikes must not be. The
+properties embed real overflow messages inside real look-alike envelopes (a throttle, a
+quota, a payload cap, a user's quotation) and require the look-alike to stay one.
+"""
+
+import re
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from harness.providers import extended_is_overflow
+from harness.providers.classify import extended_verdict
+from harness.providers.overflow_text import normalise
+from tests.corpus import CORPUS, LOOKALIKE_ROWS, OVERFLOW_ROWS, CorpusRow
+
+MIN_OVERFLOWS = 120
+MIN_LOOKALIKES = 80
+MIN_PROVIDERS = 25
+MARKED_FAMILIES = frozenset(
+    {
+        "tpm-rate-limit",
+        "throttle",
+        "quota",
+        "billing",
+        "payload-size",
+        "field-length",
+        "tokenizer-warning",
+    }
+)
+
+
+def test_corpus_is_as_large_and_as_wide_as_the_issue_asks() -> None:
+    assert len(OVERFLOW_ROWS) >= MIN_OVERFLOWS
+    assert len(LOOKALIKE_ROWS) >= MIN_LOOKALIKES
+    assert len({r.provider for r in CORPUS if r.provider != "user-text"}) >= MIN_PROVIDERS
+
+
+def test_a_fifth_of_each_kind_is_held_out() -> None:
+    for rows in (OVERFLOW_ROWS, LOOKALIKE_ROWS):
+        assert sum(r.held_out for r in rows) >= len(rows) // 5
+
+
+def test_bodies_are_distinct_captures() -> None:
+    bodies = [r.body for r in CORPUS]
+    assert len(set(bodies)) == len(bodies)
+
+
+def test_every_look_alike_family_the_issue_names_is_present() -> None:
+    families = {r.family for r in LOOKALIKE_ROWS}
+    assert {"tpm-rate-limit", "throttle", "output-limit", "quota", "payload-size"} <= families
+    assert "quoted-text" in families
+
+
+@pytest.mark.parametrize("row", OVERFLOW_ROWS, ids=lambda r: r.id)
+def test_extended_recognises_every_real_overflow(row: CorpusRow) -> None:
+    verdict = extended_verdict(row.provider, row.status, row.body)
+    assert verdict.is_overflow, f"{row.source}: decided by {verdict.rule}"
+
+
+@pytest.mark.parametrize("row", LOOKALIKE_ROWS, ids=lambda r: r.id)
+def test_extended_flags_no_real_look_alike(row: CorpusRow) -> None:
+    verdict = extended_verdict(row.provider, row.status, row.body)
+    assert not verdict.is_overflow, f"{row.source}: decided by {verdict.rule}"
+
+
+_MESSAGE_VALUE = re.compile(r"""["']message["']\s*:\s*["']""")
+
+
+def _embeddings(envelope: str, overflow: str) -> list[str]:
+    """The overflow before the look-alike, after it, and at the head of its own message."""
+    bodies = [f"{overflow} {envelope}", f"{envelope} {overflow}"]
+    value = _MESSAGE_VALUE.search(envelope)
+    if value is not None:
+        bodies.append(f"{envelope[: value.end()]}{overflow} {envelope[value.end() :]}")
+    return bodies
+
+
+MARKED = [r for r in LOOKALIKE_ROWS if r.family in MARKED_FAMILIES]
+
+
+@given(envelope=st.sampled_from(MARKED), overflow=st.sampled_from(OVERFLOW_ROWS))
+def test_an_overflow_inside_a_look_alike_envelope_stays_a_look_alike(
+    envelope: CorpusRow, overflow: CorpusRow
+) -> None:
+    for body in _embeddings(envelope.body, overflow.body):
+        assert not extended_is_overflow(envelope.provider, envelope.status, body), body
+
+
+QUOTED = [r for r in LOOKALIKE_ROWS if r.family == "quoted-text"]
+_QUOTED_SPAN = re.compile(r"(?<= )([\"`])([^\"`]+)\1")
+
+
+@given(envelope=st.sampled_from(QUOTED), overflow=st.sampled_from(OVERFLOW_ROWS))
+def test_an_overflow_quoted_in_a_users_sentence_stays_a_look_alike(
+    envelope: CorpusRow, overflow: CorpusRow
+) -> None:
+    message = normalise(overflow.body)
+    assume(not re.search(r"[\"`]|\. ", message))  # one sentence the quotation can hold
+    span = _QUOTED_SPAN.search(envelope.body)
+    assert span is not None, envelope.id
+    body = f"{envelope.body[: span.start(2)]}{message}{envelope.body[span.end(2) :]}"
+    assert not extended_is_overflow(envelope.provider, envelope.status, body)
+
+
+@given(overflow=st.sampled_from(OVERFLOW_ROWS), status=st.sampled_from([402, 429]))
+def test_a_rate_limit_or_payment_status_is_never_an_overflow(
+    overflow: CorpusRow, status: int
+) -> None:
+    assert not extended_is_overflow(overflow.provider, status, overflow.body)
+
+
+@given(overflow=st.sampled_from(OVERFLOW_ROWS), status=st.sampled_from([None, 200, 400, 413, 500]))
+def test_the_status_of_an_overflow_does_not_hide_it(
+    overflow: CorpusRow, status: int | None
+) -> None:
+    assert extended_is_overflow(overflow.provider, status, overflow.body)
