@@ -15,6 +15,7 @@ from harness.providers import extended_is_overflow
 from harness.providers.classify import extended_verdict
 from harness.providers.overflow_text import normalise
 from tests.corpus import CORPUS, LOOKALIKE_ROWS, OVERFLOW_ROWS, CorpusRow
+from tests.corpus.peers import PEERS
 
 MIN_OVERFLOWS = 120
 MIN_LOOKALIKES = 80
@@ -117,3 +118,17 @@ def test_the_status_of_an_overflow_does_not_hide_it(
     overflow: CorpusRow, status: int | None
 ) -> None:
     assert extended_is_overflow(overflow.provider, status, overflow.body)
+
+
+def test_extended_is_ahead_of_every_peer_on_the_corpus() -> None:
+    def score(verdict: object) -> tuple[int, int]:
+        assert callable(verdict)
+        hits = sum(bool(verdict(r)) for r in OVERFLOW_ROWS)
+        false = sum(bool(verdict(r)) for r in LOOKALIKE_ROWS)
+        return hits, false
+
+    ours = score(lambda r: extended_is_overflow(r.provider, r.status, r.body))
+    assert ours == (len(OVERFLOW_ROWS), 0)
+    for peer in PEERS:
+        hits, false = score(lambda r, f=peer.is_overflow: f(r.status, r.body))
+        assert hits < ours[0] or false > ours[1], peer.name
