@@ -1,6 +1,7 @@
 """The provider catalogue as data: overflow answers, look-alikes, provider profiles.
 
-``OVERFLOWS`` holds one entry per row (and variant) of providers.md §1; ``LOOK_ALIKES``
+``OVERFLOWS`` holds one entry per row (and variant) of providers.md §1, then the wordings
+learnt from the public corpus (``corpus_wordings``); ``LOOK_ALIKES``
 the errors that look like overflows to a word-matcher but are not; ``PROFILES`` (in
 ``fakes.profiles``) says which paths and wire formats each provider serves.
 """
@@ -8,12 +9,13 @@ the errors that look like overflows to a word-matcher but are not; ``PROFILES`` 
 from __future__ import annotations
 
 from fakes.catalogue.compatible import COMPATIBLE
+from fakes.catalogue.corpus_wordings import CORPUS_WORDINGS
 from fakes.catalogue.hosted import HOSTED
 from fakes.catalogue.lookalikes import LOOK_ALIKES, LookAlike, look_alike
 from fakes.catalogue.model import Delivery, OverflowEntry, Trigger, WireName
 from fakes.catalogue.others import OTHERS
 
-OVERFLOWS: tuple[OverflowEntry, ...] = HOSTED + COMPATIBLE + OTHERS
+OVERFLOWS: tuple[OverflowEntry, ...] = HOSTED + COMPATIBLE + OTHERS + CORPUS_WORDINGS
 
 
 def overflow_entries(provider: str, wire: WireName | None = None) -> tuple[OverflowEntry, ...]:
