@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import islice
 from typing import Final, Protocol
 
 from harness.providers.errors import render_provider_error
@@ -42,6 +43,7 @@ from harness.runtime.overflow import is_context_window_exceeded
 NO_EVIDENCE: Final = "no-evidence"
 STATUS_RULE: Final = "status"
 QUOTED_RULE: Final = "quoted-text"
+MAX_MATCHES: Final = 16  # matches per rule weighed for quotation: bounds a hostile body
 
 
 class OverflowClassifier(Protocol):
@@ -146,7 +148,7 @@ def _message_verdict(views: BodyViews) -> ExtendedVerdict:
     only inside quotations is a user's own sentence."""
     quoted = False
     for rule in EVIDENCE:
-        in_raw = [m.start() for m in rule.pattern.finditer(views.raw)]
+        in_raw = [m.start() for m in islice(rule.pattern.finditer(views.raw), MAX_MATCHES)]
         if any(not in_prose_quote(views.raw, start) for start in in_raw):
             return ExtendedVerdict(True, rule.name)
         if in_raw:
