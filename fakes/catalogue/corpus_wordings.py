@@ -189,6 +189,22 @@ HOSTED_WORDINGS: tuple[OverflowEntry, ...] = (
 
 SERVER_WORDINGS: tuple[OverflowEntry, ...] = (
     E(
+        "cerebras",
+        "openai_chat",
+        "current_length",
+        400,
+        openai_error(
+            "Please reduce the length of the messages or completion. Current length is "
+            "{requested} while limit is {window}",
+            None,
+            None,
+        ),
+        match="while limit is",
+        source="cline/cline#5140",
+        trigger="input_plus_output",
+        inferred=True,
+    ),
+    E(
         "vllm",
         "openai_chat",
         "decoder_prompt",

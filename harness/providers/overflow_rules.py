@@ -53,7 +53,8 @@ OVERFLOW_NUMERIC_CODES: Final = frozenset({"3051", "1261"})  # Mistral, Zhipu: u
 _WINDOW_NOUN: Final = (
     r"(?:context (?:window|length|size|limit)|(?:maximum|max) (?:context |model |prompt |input "
     r"|allowed (?:input )?)?length|model(?:'s)? token limit|available context"
-    r"|maximum number of tokens allowed|configured limit|limit of \d[\d,]* tokens)"
+    r"|maximum number of tokens allowed|configured limit|limit of \d[\d,]* tokens"
+    r"|max_seq_len|(?:maximum|max) sequence length|max_model_len|n_ctx)"
 )
 _EXCEED_VERB: Final = (
     r"(?:exceed(?:s|ed|ing)?|greater than|longer than|larger than"
@@ -101,8 +102,8 @@ EVIDENCE: Final = (
     ),
     _rule(
         "input-count-exceeds",
-        r"\b(?:prompt|input)s?(?: token)? (?:count|tokens|length)\b[^.;]{0,40}?"
-        r"(?:\bexceed|greater than|longer than|>)",
+        r"\b(?:prompt|input|request)s?(?: token)?[ _](?:count|tokens|length)\b[^.;]{0,40}?"
+        r"(?:\bexceed|greater than|longer than|>|must be less than|must not exceed)",
         "an input/prompt count compared with a limit",
     ),
     _rule(
@@ -130,8 +131,9 @@ EVIDENCE: Final = (
     _rule(
         "input-plus-output",
         r"`?inputs`? tokens \+ `?max_new_tokens`? must be|current length is \d[\d,]* while limit is"
-        r"|too many tokens: (?:total number of tokens|size limit exceeded)",
-        "input plus output against the window: TGI-style, Cerebras, Cohere",
+        r"|too many tokens: (?:total number of tokens|size limit exceeded)"
+        r"|cannot truncate to \d[\d,]*, required \d",
+        "input plus output against the window: TGI-style, Cerebras, Cohere, Gemini's proxy",
     ),
     _rule(
         "reduce-messages",

@@ -14,7 +14,8 @@ line wraps and typos included: the classifier meets them as users met them.
 
 Held out: a fifth of the rows, chosen by a hash of the row id (so the choice cannot follow
 the rules), were kept out of sight while ``extended``'s corpus rules were written; the
-recognition matrix reports them separately.
+recognition matrix reports them separately. ``batch: 2`` marks rows gathered after the
+rules were written, scored once before any rule changed.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ FAMILIES: Final = frozenset(
         "field-length",
         "tokenizer-warning",
         "quoted-text",
+        "bad-parameter",
     }
 )
 Kind = Literal["overflow", "lookalike"]
@@ -60,6 +62,7 @@ class CorpusRow:
     source: str
     body: str
     family: str | None = None
+    batch: int = 1
 
     @property
     def is_overflow(self) -> bool:
@@ -103,6 +106,7 @@ def _row(path: Path, line_no: int, raw: object, kind: Kind) -> CorpusRow:
         source=str(raw["source"]),
         body=str(raw["body"]),
         family=raw.get("family"),
+        batch=int(raw.get("batch", 1)),
     )
 
 
