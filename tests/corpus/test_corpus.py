@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from harness.providers import extended_is_overflow
 from harness.providers.classify import extended_verdict
+from harness.providers.overflow_rules import EVIDENCE, EXCLUSIONS
 from harness.providers.overflow_text import normalise
 from tests.corpus import CORPUS, LOOKALIKE_ROWS, OVERFLOW_ROWS, CorpusRow
 from tests.corpus.peers import PEERS
@@ -138,3 +139,10 @@ def test_extended_is_ahead_of_every_peer_on_the_corpus() -> None:
     for peer in PEERS:
         hits, false = score(lambda r, f=peer.is_overflow: f(r.status, r.body))
         assert hits < ours[0] or false > ours[1], peer.name
+
+
+def test_every_message_rule_and_exclusion_decides_some_real_row() -> None:
+    """No rule without a real answer behind it: each is documented by the rows it decides."""
+    decided = {extended_verdict(r.provider, r.status, r.body).rule for r in CORPUS}
+    rules = {rule.name for rule in (*EVIDENCE, *EXCLUSIONS)}
+    assert rules - decided == set()
