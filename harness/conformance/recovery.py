@@ -37,9 +37,12 @@ from harness.events import (
 from harness.runtime import HarnessError, ProviderProfile, RuntimeProfile, estimate_history_tokens
 
 PUSH_FACTOR: Final = 1.3
-COST_FACTOR: Final = PUSH_FACTOR * (1 + 2 / 3 + 4 / 9)
-"""What a session may cost, as a multiple of the smallest size that did not fit: the
-pushed call and two recoveries at 2/3 each."""
+COST_FACTOR: Final = PUSH_FACTOR * (1 + 2 / 3)
+"""What the window search keeps back for the session, as a multiple of the smallest size
+that did not fit: the pushed call and one recovery at 2/3, exactly what ``affordable``
+asks before the session runs. One recovery is what a window found to 1 % needs (2/3 of
+1.3 x the miss fits); reserving for a second one cost the search its last bisection
+steps and left right claims unsettled."""
 HISTORY_CAP: Final = 1000
 """The turn limit is not under test: high enough never to drop the seeded turns."""
 ROUTE: Final = "conformance.endpoint"
