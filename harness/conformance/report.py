@@ -63,8 +63,9 @@ class OverflowAnswer:
 class PairingOutcome:
     probe: str
     outcome: str
-    """``rejected``, ``accepted``, ``throttled`` (429 after the retries) or ``not_sent``
-    (budget)."""
+    """``accepted``; ``rejected`` (a 4xx whose body is about tool calls and results);
+    ``failed`` (any other error: a 5xx, a 4xx about something else; the excerpt shows
+    it); ``throttled`` (429 after the retries) or ``not_sent`` (budget)."""
     status: int | None = None
     excerpt: str = ""
 
@@ -101,6 +102,8 @@ class ConformanceReport:
     window: WindowFinding
     overflow: tuple[OverflowAnswer, ...]
     pairing: tuple[PairingOutcome, ...]
+    row_shapes: tuple[PairingOutcome, ...]
+    """The two well-paired tool rounds: call row with ``content: null``, then ``""``."""
     recovery: RecoveryResult
     exchanges: tuple[Exchange, ...]
 
@@ -140,6 +143,7 @@ class ConformanceReport:
             "window": dataclasses.asdict(self.window),
             "overflow": [dataclasses.asdict(o) for o in self.overflow],
             "pairing": [dataclasses.asdict(p) for p in self.pairing],
+            "row_shapes": [dataclasses.asdict(p) for p in self.row_shapes],
             "recovery": dataclasses.asdict(self.recovery),
             "exchanges": [dataclasses.asdict(e) for e in self.exchanges],
         }

@@ -1,9 +1,10 @@
 """One conformance run: validate the options, then probe in a fixed order and judge.
 
 Order: the small request (an endpoint that cannot answer it is unusable: exit 2), the two
-tool-pairing requests, the window search, one streamed overflow (wires that stream), the
-recovery session. Every request goes through one ``MeteredClient`` over one
-``httpx.AsyncClient``; ``transport`` is injectable for tests, the CLI passes none.
+tool-pairing requests, the two tool-call row shapes, the window search, one streamed
+overflow (wires that stream), the recovery session. Every request goes through one
+``MeteredClient`` over one ``httpx.AsyncClient``; ``transport`` is injectable for tests,
+the CLI passes none.
 """
 
 from __future__ import annotations
@@ -174,6 +175,8 @@ async def _probe_all(
         raise _unusable(prober, small, client.redact)
     orphan = await _or_none(prober.orphan_result())
     unanswered = await _or_none(prober.unanswered_call())
+    row_null = await _or_none(prober.tool_round(None))
+    row_empty = await _or_none(prober.tool_round(""))
     streams = kind in STREAMING_KINDS
     reserve = COST_FACTOR + (STREAM_PROBE_FACTOR if streams else 0.0)
     search_plan = SearchPlan(reserve, plan.options.context_window)
@@ -186,6 +189,8 @@ async def _probe_all(
         small=small,
         orphan=orphan,
         unanswered=unanswered,
+        row_null=row_null,
+        row_empty=row_empty,
         search=search,
         streamed=streamed,
         recovery=recovery,
@@ -224,7 +229,7 @@ async def run_conformance(
 def _report(
     plan: Plan, findings: Findings, client: MeteredClient, redact: Redactor
 ) -> ConformanceReport:
-    checks, answers, pairing = all_checks(findings, redact)
+    judged = all_checks(findings, redact)
     search, ledger = findings.search, client.ledger
     return ConformanceReport(
         provider=plan.options.provider,
@@ -238,7 +243,7 @@ def _report(
             estimated_input_tokens=ledger.estimated_tokens,
             reported_input_tokens=ledger.reported_tokens,
         ),
-        checks=checks,
+        checks=judged.checks,
         window=WindowFinding(
             declared=plan.options.context_window,
             measured=search.measured if search else None,
@@ -248,8 +253,9 @@ def _report(
             stopped=search.stopped if search else "budget",
             probes=len(search.points) - 1 if search else 0,
         ),
-        overflow=answers,
-        pairing=pairing,
+        overflow=judged.overflow,
+        pairing=judged.pairing,
+        row_shapes=judged.row_shapes,
         recovery=findings.recovery,
         exchanges=tuple(client.exchanges),
     )
