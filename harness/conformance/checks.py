@@ -64,6 +64,11 @@ class Judged:
     row_shapes: tuple[PairingOutcome, ...]
 
 
+def counted(value: int | None) -> str:
+    """A count for a sentence: never a Python ``None``."""
+    return "none reported" if value is None else str(value)
+
+
 def _check(name: str, title: str, verdict: Verdict, finding: str) -> Check:
     return Check(name, title, verdict, finding)
 
@@ -73,7 +78,10 @@ def small_request(small: Sent) -> Check:
     reply = small.reply
     assert reply is not None, "an unanswered small request ends the run (exit 2)"
     usage = reply.usage
-    seen = f"input {usage.input_tokens} (estimate {small.estimate}), output {usage.output_tokens}"
+    seen = (
+        f"input {counted(usage.input_tokens)} (estimate {small.estimate}), "
+        f"output {counted(usage.output_tokens)}"
+    )
     if not (reply.text or reply.tool_calls):
         return _check("small_request", title, Verdict.FAIL, f"empty answer; usage {seen}")
     if usage.input_tokens is None or usage.output_tokens is None:
@@ -178,7 +186,7 @@ def window(search: WindowSearch | None, declared: int | None) -> Check:
         return _check("window", title, Verdict.INCONCLUSIVE, "budget reached before the search")
     measured, low, high = search.measured, search.lower_bound, search.upper_bound
     if declared is None:
-        seen = f"≈ {measured} tokens" if measured is not None else f"at least {low} tokens"
+        seen = f"≈ {measured} tokens" if measured is not None else f"at least {counted(low)} tokens"
         return _check("window", title, Verdict.NOT_APPLICABLE, f"no claim; measured {seen}")
     slack = WINDOW_TOLERANCE * declared
     if measured is not None and abs(measured - declared) <= slack:
@@ -198,7 +206,10 @@ def window(search: WindowSearch | None, declared: int | None) -> Check:
         return _check("window", title, Verdict.FAIL, why)
     if low is not None and low > declared + slack:
         return _check("window", title, Verdict.FAIL, f"declared {declared} but {low} tokens fit")
-    why = f"search stopped ({search.stopped}) with {low} fitting and {high} not fitting"
+    why = (
+        f"search stopped ({search.stopped}) with {counted(low)} fitting "
+        f"and {counted(high)} not fitting"
+    )
     return _check("window", title, Verdict.INCONCLUSIVE, why)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from harness.conformance.budget import BudgetExhausted, request_cost
-from harness.conformance.metered import MeteredClient
+from harness.conformance.metered import MeteredClient, describe_status
 from harness.conformance.payloads import (
     orphan_result_request,
     sized_request,
@@ -32,6 +32,7 @@ MAX_RETRY_WAIT_S: Final = 30.0
 DEFAULT_RETRY_WAIT_S: Final = 1.0
 TOO_MANY_REQUESTS: Final = 429
 SERVICE_UNAVAILABLE: Final = 503
+MAX_SHOWN_BODY_CHARS: Final = 500
 UNAVAILABLE_MAX_WAIT_S: Final = 60.0
 """A 503 (a model still loading) is retried until one probe has waited this long in all."""
 UNAVAILABLE_FIRST_WAIT_S: Final = 1.0
@@ -62,6 +63,17 @@ def _wait_for(error: ProviderError) -> float:
     advice = error.retry_after_s if isinstance(error, RateLimited) else None
     wait = DEFAULT_RETRY_WAIT_S if advice is None else advice
     return min(max(0.0, wait), MAX_RETRY_WAIT_S)
+
+
+def describe_failure(error: ProviderError, *, streamed: bool) -> str:
+    """What really happened, for people: an HTTP status, an error event inside a stream the
+    request asked for, or no HTTP answer at all (refused connection, timeout). The wire
+    clients' ``{provider} API error (stream)`` text is kept for the classifiers, which read
+    it; it calls every status-less failure a stream error."""
+    what = describe_status(error.status, streamed=streamed)
+    if error.status is None and not streamed:
+        what += f" ({error.error_type.replace('_', ' ')})"
+    return f"{error.provider}: {what}: {error.body[:MAX_SHOWN_BODY_CHARS]}"
 
 
 def is_unavailable(error: ProviderError) -> bool:

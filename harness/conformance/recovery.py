@@ -25,7 +25,7 @@ from harness.agent import Agent, Classifier, LoopConfig, Route, RouteTable
 from harness.conformance.budget import BudgetExhausted, Ledger
 from harness.conformance.metered import MeteredClient, Redactor
 from harness.conformance.payloads import PROBE_MAX_TOKENS, QUESTION, recovery_history
-from harness.conformance.probes import Sleep
+from harness.conformance.probes import Sleep, describe_failure
 from harness.events import (
     Event,
     EventBus,
@@ -34,6 +34,7 @@ from harness.events import (
     OverflowDetected,
     RecoveryAttempted,
 )
+from harness.providers import ProviderError
 from harness.runtime import HarnessError, ProviderProfile, RuntimeProfile, estimate_history_tokens
 
 PUSH_FACTOR: Final = 1.3
@@ -126,10 +127,13 @@ async def run_recovery(
     agent.seed_conversation_history(history)
     client.purpose = "recovery"
     calls_before = len(client.exchanges)
-    answered, error, failure = False, None, None
+    answered, error = False, None
+    failure: HarnessError | None = None
     try:
         answered = await agent.turn(QUESTION) is not None
-    except HarnessError as exc:  # a provider error the runtime gave up on, or the budget
+    except ProviderError as exc:  # a provider error the runtime gave up on
+        error, failure = redact.excerpt(describe_failure(exc, streamed=False)), exc
+    except HarnessError as exc:  # the budget, or a rule the runtime enforces
         error, failure = redact.excerpt(str(exc)), exc
     return RecoveryResult(
         ran=True,
