@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from fakes.catalogue.captured import LLAMACPP_LOADING
+from fakes.templates import render
 from harness.conformance import ConformanceOptions, ConformanceReport, plan, run_conformance
 from tests.conformance.support import Sleeps
 from tests.real.server import ALIAS, RealServer, require_installed, running, wait_listening
+from tests.real.test_captured_bodies import compact
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -104,5 +107,5 @@ async def test_a_server_still_loading_its_model_is_waited_for(tmp_path: Path) ->
     assert sleeps.waits, "the small request met at least one 503"
     first = report.exchanges[0]
     assert (first.purpose, first.status) == ("small", 503)
-    assert '"message":"Loading model"' in first.excerpt
+    assert first.excerpt == compact(render(LLAMACPP_LOADING, {}))  # the captured body
     assert report.conforms, report.reasons
