@@ -33,9 +33,11 @@ ACCEPTABLE = {"pass", "n/a"}
 
 
 async def conform_real(
-    server: RealServer, kind: str, claim: int | None, sleeps: Sleeps | None = None
+    server: RealServer | str, kind: str, claim: int | None, sleeps: Sleeps | None = None
 ) -> ConformanceReport:
-    options = ConformanceOptions(kind, server.url + BASE_PATH[kind], ALIAS, None, claim)
+    """Conformance as ``kind`` against a server (or a server's root URL)."""
+    root = server if isinstance(server, str) else server.url
+    options = ConformanceOptions(kind, root + BASE_PATH[kind], ALIAS, None, claim)
     if sleeps is None:
         return await run_conformance(plan(options, {}))
     return await run_conformance(plan(options, {}), sleep=sleeps)
