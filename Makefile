@@ -33,10 +33,11 @@ unit: $(STAMP) $(LLAMA_STAMP)
 
 test: lint typecheck unit
 
-bench: $(STAMP)
+bench: $(STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench load
+	$(BIN)/python -m bench.estimate_accuracy
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,8 +1,8 @@
 """``trimscope conformance`` against a real llama.cpp server (512-token context), as each
 client kind that can speak to it; every verdict is the one the server's behaviour deserves.
 
-What the server does (build in ``tests.real.server.BUILD``): it refuses a prompt of 512
-tokens or more with ``400 exceed_context_size_error`` on every route, streamed or not;
+What the server does (``fakes.catalogue.captured.LLAMACPP_BUILD``): it refuses a prompt of
+512 tokens or more with ``400 exceed_context_size_error`` on every route, streamed or not;
 it accepts orphaned tool results and unanswered tool calls (it renders the chat template
 without checking pairing); it accepts both tool-call row shapes; it reports usage.
 So: as ``llamacpp`` (whose lenience is documented) it conforms; as ``openai``,
