@@ -6,12 +6,15 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fakes.pytest_plugin import FakeServerFactory
 from harness.conformance.budget import Ledger, ProbeBudget
 from harness.conformance.payloads import PROBE_MAX_TOKENS
 from harness.conformance.window import (
     MIN_GROWTH,
+    START_TOKENS,
     Calibration,
     SearchPlan,
     WindowSearch,
@@ -123,3 +126,22 @@ async def test_a_right_claim_settles_within_the_default_budget(
     limit = window - PROBE_MAX_TOKENS if kind == "anthropic" else window
     assert abs(report.window.measured - limit) <= 0.02 * limit
     assert report.check("window").verdict == "pass"
+
+
+@given(
+    slope=st.floats(0.3, 3.0),
+    intercept=st.floats(-50, 50),
+    claim=st.integers(300, 2_000_000),
+    size=st.integers(START_TOKENS, 4_000_000),
+)
+def test_growth_never_steps_over_a_claim_edge(
+    slope: float, intercept: float, claim: int, size: int
+) -> None:
+    """With the budget to pay, each step grows, and no claim edge lies strictly between a
+    size and the next: the probes either side of the claim are always sent."""
+    search = WindowSearch(calibration=Calibration(slope, intercept, measured=True))
+    plan = SearchPlan(reserve_factor=3.0, claim=claim)
+    ledger = Ledger(ProbeBudget(40, 10**12))
+    grown = next_growth(search, plan, size, ledger)
+    assert grown > size
+    assert not [e for e in claim_edges(search.calibration, claim) if size < e < grown]
