@@ -12,14 +12,17 @@ window. None of these changes a verdict.
 from __future__ import annotations
 
 import json
+import os
+import queue
 import re
 import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 
 import pytest
 
 from harness.conformance import ConformanceReport, OverflowAnswer
-from tests.conformance.test_cli import _serve
 from tests.real.server import ALIAS, RealServer
 from tests.real.test_conformance_real import conform_real
 
@@ -28,6 +31,29 @@ pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 KIND = "llamacpp"
 WINDOW_AGREEMENT = 0.02
 """The two measured windows agree within 2 %: each is within 1 % of its own limit."""
+
+
+STARTUP_SECONDS = 30.0
+
+
+def _serve(started: list[subprocess.Popen[str]], *args: str) -> str:
+    """``trimscope fake serve ARGS`` in a subprocess, as a user runs it; its base URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from harness.cli import main; main()", "fake", "serve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    started.append(process)
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    stream = process.stdout
+    threading.Thread(target=lambda: lines.put(stream.readline()), daemon=True).start()
+    try:
+        return lines.get(timeout=STARTUP_SECONDS).strip()
+    except queue.Empty:
+        raise AssertionError("trimscope fake serve printed no base URL") from None
 
 
 @pytest.fixture
