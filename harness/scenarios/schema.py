@@ -1,4 +1,4 @@
-"""The scenario file format (pydantic v2). Unknown keys are errors everywhere.
+"""The scenario file format (pydantic v2, strict). Unknown keys are errors everywhere.
 
 A scenario says: this runtime profile, these provider routes and the fake behind each,
 this conversation — and this must happen (events, requests, history, error, counts).
@@ -53,7 +53,9 @@ ProviderKind = Literal[
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: YAML's ``yes`` is not 1 and ``"8000"`` is not 8000 (numbers and booleans are
+    # taken only as what they are; an int is still a valid float).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 # --- runtime and routes -------------------------------------------------------------
