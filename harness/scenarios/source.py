@@ -59,8 +59,8 @@ def _regular(info: os.stat_result) -> None:
         raise SourceProblem(1, f"(file): expected a regular file, found {kind}")
 
 
-def _too_big(size: int, limits: Limits) -> SourceProblem:
-    found = f"{size} bytes" if size <= limits.file_bytes + 1 else "more"
+def _too_big(size: int, limits: Limits, *, exact: bool = True) -> SourceProblem:
+    found = f"{size} bytes" if exact else "more"
     return SourceProblem(
         1, f"(file): expected at most {limits.file_bytes} bytes {hint('file_bytes')}, found {found}"
     )
@@ -85,8 +85,8 @@ def read_bytes(path: Path, limits: Limits) -> bytes:
         raise SourceProblem(1, f"(file): cannot be read: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
-    if len(data) > limits.file_bytes:
-        raise _too_big(len(data), limits)
+    if len(data) > limits.file_bytes:  # it grew since fstat: only a lower bound is known
+        raise _too_big(len(data), limits, exact=False)
     return data
 
 
@@ -181,7 +181,8 @@ def _count(number: int) -> str:
 
 
 def _first_over(root: yaml.Node, size: dict[int, int], limit: int) -> tuple[Loc, int]:
-    """Where, in document order, the expanded node count passes the limit."""
+    """Where, in document order, the expanded node count passes the limit: the first
+    alias on the way (the use that multiplies), else the node itself."""
     budget, node, line = limit - 1, root, _line(root)
     loc: Loc = ()
     while isinstance(node, yaml.CollectionNode):
@@ -190,8 +191,10 @@ def _first_over(root: yaml.Node, size: dict[int, int], limit: int) -> tuple[Loc,
                 budget -= size[id(child)]
                 continue
             budget -= 1
-            node, line = child, use_line
             loc = (*loc, label)
+            if use_line < line:  # an alias: the node starts at its anchor, further up
+                return loc, line
+            node, line = child, use_line
             break
         else:
             break
