@@ -11,7 +11,7 @@ import pytest
 
 from harness.scenarios.loader import ScenarioError, load_scenario
 from tests.scenarios.malformed import MALFORMED
-from tests.scenarios.support import TINY, cli, write
+from tests.scenarios.support import cli, scenario, write
 
 EXIT_INVALID = 2
 # file:line: then a key path, or a bracketed stage such as (text), (file), (yaml); then
@@ -42,7 +42,7 @@ def test_loader_names_line_and_key_path(tmp_path: Path, case: str) -> None:
 def test_cli_exits_2_and_writes_nothing(tmp_path: Path, case: str, command: str) -> None:
     data, expected = MALFORMED[case]
     library = tmp_path / "library"
-    write(library, "a-valid.yaml", TINY)
+    write(library, "a-valid.yaml", scenario("valid"))
     bad = library / f"{case}.yaml"
     bad.write_bytes(data)
     out = tmp_path / "out"
