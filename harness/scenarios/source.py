@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,10 +96,12 @@ def _where(text: str, index: int) -> tuple[int, int]:
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
+_CHAR_KINDS = {"Cs": "a lone surrogate", "Cc": "a control character"}
+
+
 def char_name(char: str) -> str:
-    code = ord(char)
-    kind = "a lone surrogate" if 0xD800 <= code <= 0xDFFF else "a control character"
-    return f"U+{code:04X} ({kind})"
+    kind = _CHAR_KINDS.get(unicodedata.category(char), "a character YAML does not allow")
+    return f"U+{ord(char):04X} ({kind})"
 
 
 def decode(data: bytes) -> str:
