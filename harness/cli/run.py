@@ -33,7 +33,7 @@ LIMIT = typer.Option(
 )
 
 
-def _limits(options: list[str] | None, console: Console) -> Limits:
+def resolve_limits(options: list[str] | None, console: Console) -> Limits:
     try:
         return DEFAULT_LIMITS.with_overrides(dict(parse_limit(o) for o in options or ()))
     except ValueError as error:
@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
     def validate(paths: list[Path] | None = PATHS, limit: list[str] | None = LIMIT) -> None:
         """Validate scenario files without running them."""
         console = Console(stderr=True)
-        loaded = _load(paths, console, _limits(limit, console))
+        loaded = _load(paths, console, resolve_limits(limit, console))
         Console().print(f"{len(loaded)} scenario file(s) valid")
 
     @app.command("run")
@@ -95,7 +95,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
-        loaded = select(_load(paths, err, _limits(limit, err)), k)
+        loaded = select(_load(paths, err, resolve_limits(limit, err)), k)
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
             raise typer.Exit(EXIT_INVALID)

@@ -110,7 +110,7 @@ def _longest_text_argument(scenario: Scenario) -> int:
     )
 
 
-def _step_problems(loc: Loc, step: StepSpec, limits: Limits) -> Iterator[tuple[Loc, str]]:
+def step_problems(loc: Loc, step: StepSpec, limits: Limits) -> Iterator[tuple[Loc, str]]:
     if len(step.tool_calls) > limits.tools:
         yield (
             (*loc, "tool_calls"),
@@ -173,5 +173,5 @@ def limit_problems(scenario: Scenario, limits: Limits) -> list[tuple[Loc, str]]:
                 )
             )
     for loc, step in _fake_steps(scenario):
-        problems += _step_problems(loc, step, limits)
+        problems += step_problems(loc, step, limits)
     return problems

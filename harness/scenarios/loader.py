@@ -82,15 +82,15 @@ def locate(root: yaml.Node, loc: Loc) -> int:
     return line
 
 
-def parse(path: Path, text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[yaml.Node, Any]:
+def parse(
+    path: Path, text: str, limits: Limits = DEFAULT_LIMITS, *, what: str = "a scenario mapping"
+) -> tuple[yaml.Node, Any]:
     """The composed root node (for lines) and the plain data it constructs."""
     loader = yaml.SafeLoader(text)
     try:
         root = loader.get_single_node()
         if root is None:
-            raise ScenarioError(
-                [f"{path}:1: (top level): expected a scenario mapping, the file is empty"]
-            )
+            raise ScenarioError([f"{path}:1: (top level): expected {what}, the file is empty"])
         node_problems = check_nodes(root, loader, limits)
         if node_problems:
             raise ScenarioError([f"{path}:{line}: {what}" for line, what in node_problems])

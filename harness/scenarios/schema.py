@@ -113,6 +113,7 @@ FaultKind = Literal[
     "hang",
     "malformed_json",
     "drop_mid_stream",
+    "auth",
 ]
 
 
