@@ -4,6 +4,7 @@ and ``--limit NAME=N`` raises it. ``run --scenario-timeout``: a stuck scenario g
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from harness.scenarios.limits import DEFAULT_LIMITS, LIMIT_NAMES, Limits, parse_limit
 from harness.scenarios.loader import ScenarioError, load_scenario
+from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S
 from tests.scenarios.malformed import fake, insert, many_tools, nested, sub, tool_calls
 from tests.scenarios.support import TINY, cli, scenario, write
 
@@ -162,3 +164,13 @@ def test_bad_scenario_timeout_is_an_input_error(tmp_path: Path, value: str) -> N
     result = cli("run", write(tmp_path, "ok.yaml", TINY), "--scenario-timeout", value)
     assert result.exit_code == EXIT_INVALID
     assert "--scenario-timeout" in result.stderr
+
+
+def test_the_readmes_state_every_default() -> None:
+    root = Path(__file__).resolve().parents[2]
+    library = (root / "scenarios" / "README.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| `(\w+)` \| (\d+) \|", library, re.M))
+    assert table == {name: str(int(getattr(DEFAULT_LIMITS, name))) for name in LIMIT_NAMES}
+    timeout = f"`--scenario-timeout SECONDS` (default {DEFAULT_SCENARIO_TIMEOUT_S:g}"
+    assert timeout in library
+    assert timeout in " ".join((root / "README.md").read_text(encoding="utf-8").split())
