@@ -30,7 +30,13 @@ from harness.scenarios.problems import (
     yaml_problem,
 )
 from harness.scenarios.schema import Scenario
-from harness.scenarios.source import SourceProblem, check_nodes, decode, read_bytes
+from harness.scenarios.source import (
+    BoundedLoader,
+    SourceProblem,
+    check_nodes,
+    decode,
+    read_bytes,
+)
 from harness.scenarios.vocabulary import Loc
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
@@ -86,7 +92,7 @@ def parse(
     path: Path, text: str, limits: Limits = DEFAULT_LIMITS, *, what: str = "a scenario mapping"
 ) -> tuple[yaml.Node, Any]:
     """The composed root node (for lines) and the plain data it constructs."""
-    loader = yaml.SafeLoader(text)
+    loader = BoundedLoader(text, limits)
     try:
         root = loader.get_single_node()
         if root is None:

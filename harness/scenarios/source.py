@@ -125,6 +125,48 @@ def decode(data: bytes) -> str:
     return text
 
 
+# --- composing, within the node limit ---------------------------------------------------
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """A ``SafeLoader`` that stops composing once it has built more distinct nodes than the
+    limit: aliases only add to the expanded count, so the document is over it already, and
+    a file of a million tiny items costs the limit's worth of work, not a million nodes."""
+
+    def __init__(self, text: str, limits: Limits) -> None:
+        super().__init__(text)
+        self._limit = limits.yaml_nodes
+        self._left = limits.yaml_nodes
+        self._labels: list[int | str | None] = []
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if not self.check_event(yaml.AliasEvent):
+            self._left -= 1
+            if self._left < 0:
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                loc = tuple(label for label in self._labels if label is not None)
+                raise SourceProblem(
+                    event.start_mark.line + 1,
+                    f"{dotted(loc)}: expected at most {self._limit} YAML nodes once aliases are"
+                    f" expanded {hint('yaml_nodes')}, found more",
+                )
+        self._labels.append(_label(index))
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._labels.pop()
+
+
+def _label(index: object) -> int | str | None:
+    """PyYAML composes a mapping's value with its key node as ``index``, a list item with
+    its position, a key with ``None`` (its stub says ``int``): the path to name."""
+    if isinstance(index, yaml.ScalarNode):
+        return str(index.value)
+    if isinstance(index, yaml.Node):
+        return "[key]"
+    return index if isinstance(index, int) else None
+
+
 # --- the composed nodes ----------------------------------------------------------------
 
 

@@ -31,6 +31,12 @@ HAZARDS: dict[str, tuple[str, str]] = {
         insert(laughs(9)),
         "17: tools[0].parameters.l4[7]: expected at most 100000 YAML nodes",
     ),
+    # Just under the 1 MiB file limit: 340,000 one-letter items, refused once 100,000 nodes
+    # are composed rather than after all of them.
+    "one-mib-of-tiny-items": (
+        insert("x: [" + ", ".join(["a"] * 340_000) + "]"),
+        "10: x: expected at most 100000 YAML nodes once aliases are expanded",
+    ),
     "huge-repeat": (
         sub('  - user: "hello"', '  - repeat: {times: 1000000000, steps: [{user: "x"}]}'),
         "11: conversation[0].repeat.times: expected a number <= 5000",
