@@ -98,7 +98,7 @@ class ToolCallSpec(_Strict):
 
 
 class UsageSpec(_Strict):
-    input_factor: float = Field(default=1.0, ge=0)
+    input_factor: float = Field(default=1.0, ge=0, allow_inf_nan=False)
     input_tokens: NonNegative | None = None
     output_tokens: NonNegative | None = None
     cached_tokens: NonNegative = 0
@@ -121,7 +121,7 @@ class FaultSpec(_Strict):
     kind: FaultKind
     status: int = 500
     retry_after: NonNegative = 1
-    seconds: float = Field(default=30.0, ge=0)
+    seconds: float = Field(default=30.0, ge=0, allow_inf_nan=False)
     name: str | None = Field(default=None, description="look_alike: the look-alike's name")
     after_events: NonNegative | None = None
 

@@ -196,7 +196,15 @@ _TEXT: dict[str, tuple[str, str]] = {
     ),
     "hang-infinite": (
         fake("fault: {kind: hang, seconds: .inf}"),
-        f"9: {DEFAULT}.fault.seconds: expected at most 600 seconds",
+        f"9: {DEFAULT}.fault.seconds: expected a finite number, found inf",
+    ),
+    "hang-nan": (
+        fake("fault: {kind: hang, seconds: .nan}"),
+        f"9: {DEFAULT}.fault.seconds: expected a finite number, found nan",
+    ),
+    "infinite-input-factor": (
+        fake("usage: {input_factor: .inf}"),
+        f"9: {DEFAULT}.usage.input_factor: expected a finite number, found inf",
     ),
     "repeat-times-zero": (
         sub('  - user: "hello"', '  - repeat: {times: 0, steps: [{user: "x"}]}'),
