@@ -220,3 +220,18 @@ def test_console_script_against_fake_serve(
         assert failed == {"overflow_recognised", "silent_truncation", "recovery"}
     everything = done.stdout + done.stderr + json_path.read_text() + md_path.read_text()
     assert SECRET not in everything
+
+
+@pytest.mark.parametrize(("kind", "status"), [("openai", 401), ("anthropic", 401), ("gemini", 400)])
+def test_rejected_key_exits_2_with_the_status_and_body(
+    fake_server: FakeServerFactory, kind: str, status: int
+) -> None:
+    _, base_url = serve(fake_server, kind, 2000, script=FakeScript(default=fail("auth")))
+    result = invoke(
+        "--provider", kind, "--base-url", base_url, "--model", MODEL, "--api-key-env", KEY_ENV,
+        env={KEY_ENV: SECRET},
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"error: {kind} endpoint '{MODEL}' did not answer the small request" in result.stderr
+    assert f"({status})" in result.stderr
+    assert SECRET not in result.output
