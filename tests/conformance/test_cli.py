@@ -233,5 +233,5 @@ def test_rejected_key_exits_2_with_the_status_and_body(
     )  # fmt: skip
     assert result.exit_code == 2, result.output
     assert f"error: {kind} endpoint '{MODEL}' did not answer the small request" in result.stderr
-    assert f"({status})" in result.stderr
+    assert f"HTTP {status}" in result.stderr
     assert SECRET not in result.output
