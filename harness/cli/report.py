@@ -31,8 +31,10 @@ def register(app: typer.Typer) -> None:
             False, "--strict", help="Also refuse an incomplete last line (normally skipped)."
         ),
     ) -> None:
-        """Draw each session's request estimates against budget and window, with trims,
-        refusals and overflows marked, and the run's totals, into one HTML file."""
+        """Turn transcripts into one self-contained HTML report.
+
+        Each session's request estimates are drawn against budget and window, with trims,
+        refusals and overflows marked, and the run's totals."""
         err = Console(stderr=True, highlight=False)
         try:
             built = write_report(transcripts, output, strict=strict)

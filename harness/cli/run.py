@@ -1,4 +1,4 @@
-"""``trimscope run`` and ``trimscope validate``: the main job.
+"""``trimscope run``: the main job (``trimscope validate`` is in ``validate.py``).
 
 Exit codes: 0 every scenario passed; 1 a scenario failed or crashed; 2 a scenario file or
 option is invalid (nothing was run).
@@ -12,37 +12,16 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
+from harness.cli.validate import PATHS, load_paths
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import run_suite, select
 from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 150
-DEFAULT_LIBRARY = Path("scenarios")
-
-PATHS = typer.Argument(None, help="Scenario files or folders (default: scenarios/).")
-
-
-def _load(paths: list[Path] | None, console: Console) -> list[LoadedScenario]:
-    targets = paths or [DEFAULT_LIBRARY]
-    try:
-        return load_all(targets)
-    except ScenarioError as error:
-        for problem in error.problems:
-            console.print(problem, markup=False, highlight=False, soft_wrap=True)
-        console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
-        raise typer.Exit(EXIT_INVALID) from error
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("validate")
-    def validate(paths: list[Path] | None = PATHS) -> None:
-        """Validate scenario files without running them."""
-        console = Console(stderr=True)
-        loaded = _load(paths, console)
-        Console().print(f"{len(loaded)} scenario file(s) valid")
-
     @app.command("run")
     def run(
         paths: list[Path] | None = PATHS,
@@ -69,7 +48,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
-        loaded = select(_load(paths, err), k)
+        loaded = select(load_paths(paths, err), k)
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
             raise typer.Exit(EXIT_INVALID)

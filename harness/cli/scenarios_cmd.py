@@ -12,9 +12,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from harness.cli.run import DEFAULT_LIBRARY, EXIT_FAILED, EXIT_INVALID, EXIT_OK
+from harness.cli.validate import DEFAULT_LIBRARY, EXIT_INVALID
 from harness.scenarios.library import rule_index, schema_json, with_rule_index
 from harness.scenarios.loader import ScenarioError, load_all
+
+EXIT_OK, EXIT_FAILED = 0, 1
 
 scenarios_app = typer.Typer(
     no_args_is_help=True,
