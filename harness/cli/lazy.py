@@ -43,6 +43,31 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
 }
 
 
+ARGV_KEY: Final = "trimscope.argv"
+
+
+def found_value(opts: list[str], argv: list[str]) -> str | None:
+    """The value last given to an option spelled ``opts`` in ``argv`` (click keeps the last
+    one), as ``--opt VALUE`` or ``--opt=VALUE``; ``None`` when it is not there."""
+    value = None
+    for index, word in enumerate(argv):
+        for opt in opts:
+            if word == opt and index + 1 < len(argv):
+                value = argv[index + 1]
+            elif word.startswith(opt + "="):
+                value = word[len(opt) + 1 :]
+    return value
+
+
+def name_the_value(error: typer.BadParameter, argv: list[str]) -> None:
+    """Typer's range and type messages ("Input should be less than or equal to 65535") name
+    the option but not what was given; the input contract wants both."""
+    opts = list(getattr(error.param, "opts", []) or [])
+    value = found_value(opts, argv) if opts else None
+    if value is not None and repr(value) not in error.message:
+        error.message = f"{error.message.rstrip('.')}; found {value!r}"
+
+
 def load_command(name: str) -> TyperCommand | TyperGroup:
     """Import ``name``'s module and build its command (a group for ``fake``, ...)."""
     module = importlib.import_module(COMMANDS[name][0])
@@ -72,6 +97,18 @@ class LazyGroup(TyperGroup):
         for name, (_, short_help) in COMMANDS.items():
             self.commands[name] = TyperCommand(name, short_help=short_help)
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[ARGV_KEY] = list(args)  # the raw words, for ``found_value``
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except typer.BadParameter as error:
+            name_the_value(error, ctx.meta.get(ARGV_KEY, []))
+            raise
+
     def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
         if name in COMMANDS:
@@ -79,4 +116,4 @@ class LazyGroup(TyperGroup):
         return name, command, rest
 
 
-__all__ = ["COMMANDS", "LazyGroup", "load_command"]
+__all__ = ["COMMANDS", "LazyGroup", "found_value", "load_command", "name_the_value"]

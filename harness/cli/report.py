@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.cli.paths import check_outputs
 from harness.report import ReportInputError, write_report
 
 EXIT_OK, EXIT_UNWRITTEN, EXIT_INVALID = 0, 1, 2
@@ -36,6 +37,7 @@ def register(app: typer.Typer) -> None:
         Each session's request estimates are drawn against budget and window, with trims,
         refusals and overflows marked, and the run's totals."""
         err = Console(stderr=True, highlight=False)
+        check_outputs({"--output": output}, {})
         try:
             built = write_report(transcripts, output, strict=strict)
         except ReportInputError as error:

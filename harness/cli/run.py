@@ -12,6 +12,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.cli.envvars import check_telemetry_environment
+from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.validate import PATHS, load_paths
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import run_suite, select
@@ -32,7 +34,11 @@ def register(app: typer.Typer) -> None:
         ),
         otel_jsonl: Path | None = typer.Option(None, "--otel-jsonl", help="Write spans here."),
         serve_metrics: int | None = typer.Option(
-            None, "--serve-metrics", help="Serve Prometheus metrics on 127.0.0.1:PORT."
+            None,
+            "--serve-metrics",
+            min=0,
+            max=MAX_PORT,
+            help="Serve Prometheus metrics on 127.0.0.1:PORT (0: a free port).",
         ),
         metrics_out: Path | None = typer.Option(
             None, "--metrics-out", help="Write a Prometheus textfile at the end."
@@ -48,6 +54,13 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
+        # Every output, port and variable first: nothing is run that could not be reported.
+        check_outputs(
+            {"--junit-xml": junit_xml, "--otel-jsonl": otel_jsonl, "--metrics-out": metrics_out},
+            {"--transcript": transcript},
+        )
+        check_port("--serve-metrics", serve_metrics)
+        check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
         loaded = select(load_paths(paths, err), k)
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")

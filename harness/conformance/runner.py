@@ -93,7 +93,7 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     """Check every option and read the key from the named variable (only from there)."""
     if options.provider not in PROVIDER_KINDS:
         known = ", ".join(PROVIDER_KINDS)
-        raise ConformanceConfigError(f"unknown provider {options.provider!r}; known: {known}")
+        raise ConformanceConfigError(f"unknown --provider {options.provider!r}; known: {known}")
     url = urllib.parse.urlsplit(options.base_url)
     if url.scheme not in ("http", "https") or not url.netloc:
         raise ConformanceConfigError(f"--base-url must be an http(s) URL, not {options.base_url!r}")
