@@ -10,6 +10,7 @@ key never reaches a record, whatever the endpoint echoes back.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -24,10 +25,15 @@ from harness.providers import (
 
 EXCERPT_CHARS: Final = 400
 REDACTED: Final = "[redacted]"
+MASKED: Final = re.compile(r"([A-Za-z0-9_\-]*)\*{3,}([A-Za-z0-9_\-]*)")
+"""A key an endpoint echoes partly masked: OpenAI's 401 quotes the first 8 and last 4
+characters around asterisks ("Incorrect API key provided: sk-PMafP****...E873", as quoted
+in github.com/popjane/free_chatgpt_api issue 3)."""
 
 
 class Redactor:
-    """Replaces the secret wherever it appears; a run without a key redacts nothing."""
+    """Replaces the secret wherever it appears, whole or partly masked (a run of asterisks
+    between a prefix and a suffix of the key); a run without a key redacts nothing."""
 
     def __init__(self, secret: str | None) -> None:
         self._secret = secret or None
@@ -35,7 +41,14 @@ class Redactor:
     def __call__(self, text: str) -> str:
         if self._secret is None:
             return text
-        return text.replace(self._secret, REDACTED)
+        return MASKED.sub(self._masked, text.replace(self._secret, REDACTED))
+
+    def _masked(self, match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        secret = self._secret or ""
+        if (head or tail) and secret.startswith(head) and secret.endswith(tail):
+            return REDACTED
+        return match.group(0)
 
     def excerpt(self, text: str, limit: int = EXCERPT_CHARS) -> str:
         cleaned = self(text)
@@ -86,6 +99,10 @@ class MeteredClient:
             reply = await self._inner.complete(request)
         except ProviderError as error:
             self.exchanges.append(self._failed(request, cost, error))
+            # Redacted in place before anyone else sees it: the recovery session's events
+            # (transcripts, spans, logs) carry the error's body and message.
+            error.body = self.redact(error.body)
+            error.args = tuple(self.redact(a) if isinstance(a, str) else a for a in error.args)
             raise
         self.ledger.settle(cost, reply.usage.input_tokens)
         self.exchanges.append(
