@@ -38,6 +38,7 @@ from harness.conformance import (
 )
 from harness.providers import PROVIDER_KINDS
 
+EXIT_UNWRITTEN = 1
 USERINFO_KEY_VARIABLE = "(key from --base-url)"
 """The name the userinfo key is filed under for ``plan``, which reads keys from a mapping
 only; no real environment variable can have this name."""
@@ -111,7 +112,8 @@ def conformance(
     try:
         _write(report, json_path, md_path)
     except OSError as error:
-        raise _fail(err, f"cannot write the report: {error}") from None
+        err.print(f"error: cannot write the report: {error}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_UNWRITTEN) from None
     raise typer.Exit(report.exit_code)
 
 

@@ -3,7 +3,9 @@ they run, and exit 3 (one line, traceback saved) for an internal error."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
 from importlib.metadata import version
@@ -14,7 +16,7 @@ from typer.testing import CliRunner
 
 import harness.cli.validate
 from harness.cli import app, main
-from harness.cli.crash import CRASH_PREFIX, EXIT_INTERNAL
+from harness.cli.crash import CRASH_PREFIX, EXIT_INTERNAL, EXIT_UNWRITTEN
 from harness.cli.lazy import COMMANDS, load_command
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,3 +124,20 @@ def test_internal_error_is_one_line_exit_3_and_a_saved_traceback(
     text = saved.read_text(encoding="utf-8")
     for piece in ("Traceback", "second line", "broken"):
         assert piece in text
+
+
+def test_a_file_error_during_the_work_is_exit_1_naming_the_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    junit = tmp_path / "junit.xml"
+
+    def disk_full(path: Path, *_: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr("harness.cli.run.write_junit", disk_full)
+    with pytest.raises(SystemExit) as exited:
+        main(["run", str(SCENARIO), "--junit-xml", str(junit)])
+    assert exited.value.code == EXIT_UNWRITTEN
+    err = capsys.readouterr().err
+    assert f"cannot write {junit}: {os.strerror(errno.ENOSPC)}" in err
+    assert "Traceback" not in err
