@@ -68,6 +68,18 @@ def name_the_value(error: typer.BadParameter, argv: list[str]) -> None:
         error.message = f"{error.message.rstrip('.')}; found {value!r}"
 
 
+def refuse_empty(argv: list[str]) -> None:
+    """No option or argument of trimscope means anything when empty, and some would mean
+    something else: an empty path is the current folder (``--transcript ""`` would write
+    into it). So an empty word is an input error, named by the word before it."""
+    for index, word in enumerate(argv):
+        if word == "" or (word.startswith("--") and word.endswith("=")):
+            named = word.rstrip("=") or (argv[index - 1] if index else "argument")
+            raise typer.BadParameter(
+                "expected a value, found an empty string", param_hint=f"'{named}'"
+            )
+
+
 def load_command(name: str) -> TyperCommand | TyperGroup:
     """Import ``name``'s module and build its command (a group for ``fake``, ...)."""
     module = importlib.import_module(COMMANDS[name][0])
@@ -99,6 +111,7 @@ class LazyGroup(TyperGroup):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         ctx.meta[ARGV_KEY] = list(args)  # the raw words, for ``found_value``
+        refuse_empty(args)
         result: list[str] = super().parse_args(ctx, args)
         return result
 
@@ -116,4 +129,11 @@ class LazyGroup(TyperGroup):
         return name, command, rest
 
 
-__all__ = ["COMMANDS", "LazyGroup", "found_value", "load_command", "name_the_value"]
+__all__ = [
+    "COMMANDS",
+    "LazyGroup",
+    "found_value",
+    "load_command",
+    "name_the_value",
+    "refuse_empty",
+]

@@ -117,6 +117,10 @@ CASES: list[Case] = [
     *_values(CONFORMANCE, "--base-url", "ftp://host/v1"),
     Case(("conformance", "--provider", "nosuch", "--model", "m", "--base-url", "http://x/v1"),
          "--provider"),
+    # an empty value means nothing anywhere (an empty path would be the current folder)
+    *_values(RUN, "--transcript", ""),
+    *_values(FAKE_OK, "--model", ""),
+    Case((*RUN, "--otel-jsonl="), "--otel-jsonl", shows="empty"),
     # trimscope report, dashboards, scenarios
     *_paths(("report", "{folder}/t.jsonl"), "-o", UNWRITABLE),
     *_paths(("dashboards", "build"), "--alerts", UNWRITABLE),
