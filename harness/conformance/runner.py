@@ -106,7 +106,9 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     if options.api_key_env is not None:
         key = environ.get(options.api_key_env)
         if not key:
-            raise ConformanceConfigError(f"environment variable {options.api_key_env} is not set")
+            raise ConformanceConfigError(
+                f"--api-key-env: environment variable {options.api_key_env} is not set"
+            )
     budget = ProbeBudget.resolve(
         options.max_requests, options.max_input_tokens, options.context_window
     )

@@ -117,6 +117,14 @@ CASES: list[Case] = [
     *_values(CONFORMANCE, "--base-url", "ftp://host/v1"),
     Case(("conformance", "--provider", "nosuch", "--model", "m", "--base-url", "http://x/v1"),
          "--provider"),
+    # the remaining options and arguments of each command
+    *_values(RUN, "-k", "no-scenario-has-this", ""),
+    Case(("validate", "{folder}/missing.yaml"), "{folder}/missing.yaml"),
+    Case(("run", "{folder}/missing.yaml"), "{folder}/missing.yaml"),
+    Case((*LOAD, "--scenario", "{folder}/missing.yaml"), "{folder}/missing.yaml"),  # file:line
+    *_values(ENDPOINT, "--model", "", " "),
+    *_values(ENDPOINT, "--api-key-env", "TRIMSCOPE_TEST_SURELY_UNSET"),
+    Case(("scenarios", "index", "{folder}/none"), "{folder}/none"),
     # an empty value means nothing anywhere (an empty path would be the current folder)
     *_values(RUN, "--transcript", ""),
     *_values(FAKE_OK, "--model", ""),
@@ -190,11 +198,14 @@ def test_invalid_input_exits_2_naming_it_and_nothing_is_written(
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "Traceback" not in result.output
     message = _flat(result.output)
-    assert _flat(case.names) in message, result.output
+    names = case.names.format(folder=folder)
+    assert _flat(names) in message, result.output
     if case.shows is not None:
         value = case.shows
-    elif case.names in args:
-        value = args[args.index(case.names) + 1]
+    elif names in args and args.index(names) + 1 < len(args):
+        value = args[args.index(names) + 1]
+    elif names in args:
+        value = names  # an argument: the name is the value
     else:
         value = dict(case.env)[case.names]
     assert _flat(value) in message, result.output
