@@ -37,6 +37,7 @@ from harness.load import (
 )
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_WINDOW
+from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
@@ -156,7 +157,7 @@ def load(
     check_outputs(
         {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}, {}
     )
-    check_port("--serve-metrics", serve_metrics)
+    check_port("--serve-metrics", serve_metrics, METRICS_HOST)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     if provider is not None and provider not in FAKE_FOR_KIND:
         raise _invalid(err, f"unknown --provider {provider!r}; known: {', '.join(FAKE_FOR_KIND)}")

@@ -18,7 +18,6 @@ from typing import Final
 
 import typer
 
-LOOPBACK: Final = "127.0.0.1"
 MAX_PORT: Final = 65_535
 
 
@@ -100,7 +99,7 @@ def check_host(option: str, host: str) -> None:
         raise _bad(option, host, f"does not resolve ({error})") from None
 
 
-def check_port(option: str, port: int | None, host: str = LOOPBACK, *, free: bool = True) -> None:
+def check_port(option: str, port: int | None, host: str, *, free: bool = True) -> None:
     """``port`` is 0 (pick a free one) or 1..65535 and, when ``free``, can be bound on
     ``host`` now. SO_REUSEADDR as the servers set it, so a port in TIME_WAIT is not refused
     here and then accepted by the server."""
@@ -120,7 +119,6 @@ def check_port(option: str, port: int | None, host: str = LOOPBACK, *, free: boo
 
 
 __all__ = [
-    "LOOPBACK",
     "MAX_PORT",
     "check_host",
     "check_output_dir",

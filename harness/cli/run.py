@@ -17,6 +17,7 @@ from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.validate import PATHS, load_paths
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import run_suite, select
+from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
@@ -59,7 +60,7 @@ def register(app: typer.Typer) -> None:
             {"--junit-xml": junit_xml, "--otel-jsonl": otel_jsonl, "--metrics-out": metrics_out},
             {"--transcript": transcript},
         )
-        check_port("--serve-metrics", serve_metrics)
+        check_port("--serve-metrics", serve_metrics, METRICS_HOST)
         check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
         loaded = select(load_paths(paths, err), k)
         if not loaded:

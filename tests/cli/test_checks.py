@@ -62,7 +62,7 @@ def test_a_device_is_not_an_output_file() -> None:
 @given(port=st.one_of(st.integers(max_value=-1), st.integers(min_value=65_536)))
 def test_ports_outside_the_range_are_refused(port: int) -> None:
     with pytest.raises(typer.BadParameter, match=r"0\.\.65535"):
-        check_port("--port", port)
+        check_port("--port", port, "127.0.0.1")
 
 
 def test_a_port_in_use_is_refused_and_a_free_one_accepted() -> None:
@@ -71,8 +71,8 @@ def test_a_port_in_use_is_refused_and_a_free_one_accepted() -> None:
         held.listen()
         busy = held.getsockname()[1]
         with pytest.raises(typer.BadParameter, match=f"127.0.0.1:{busy}"):
-            check_port("--serve-metrics", busy)
-    check_port("--serve-metrics", 0)  # 0: the server picks a free one
+            check_port("--serve-metrics", busy, "127.0.0.1")
+    check_port("--serve-metrics", 0, "127.0.0.1")  # 0: the server picks a free one
 
 
 WORDS = st.text(st.sampled_from("ab1-="), max_size=4)
