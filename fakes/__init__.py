@@ -7,7 +7,13 @@ Build a fake, then reach it in process, through respx, or over a real socket::
     with FakeServer(fake) as server: httpx.post(server.base_url + "/v1/chat/completions", ...)
 
 ``fake.log`` records every request, the tokens counted and the answer.
+
+The ways to reach a fake (``fakes.mounts``: respx, httpx transports, uvicorn) are imported
+on first use (PEP 562): code that only reads the catalogue or builds a fake, such as the
+scenario loader, then does not pay for respx and httpx.
 """
+
+import typing as _typing  # private: the package's public names are its __all__
 
 from fakes.answer import StreamDropped
 from fakes.app import build_app
@@ -31,14 +37,6 @@ from fakes.counters import (
 )
 from fakes.engine import FakeModel, FakeProvider
 from fakes.log import Exchange, RequestLog
-from fakes.mounts import (
-    FakeServer,
-    FakeTransport,
-    asgi_client,
-    asgi_transport,
-    mount_respx,
-    serve_forever,
-)
 from fakes.profiles import (
     PROFILES,
     PROVIDER_NAMES,
@@ -59,6 +57,31 @@ from fakes.script import (
     fail,
     say,
 )
+
+if _typing.TYPE_CHECKING:
+    from fakes.mounts import (
+        FakeServer,
+        FakeTransport,
+        asgi_client,
+        asgi_transport,
+        mount_respx,
+        serve_forever,
+    )
+
+_MOUNTS = frozenset(
+    {"FakeServer", "FakeTransport", "asgi_client", "asgi_transport", "mount_respx", "serve_forever"}
+)
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name not in _MOUNTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from fakes import mounts  # noqa: PLC0415 - the point: imported on first use
+
+    value = getattr(mounts, name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
 
 __all__ = [
     "COUNTER_NAMES",

@@ -23,16 +23,18 @@ import threading
 import time
 from collections.abc import Callable
 from types import FrameType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import respx
-import uvicorn
 from respx.handlers import AsyncTransportHandler
 
 from fakes.answer import StreamDropped
 from fakes.app import build_app
 from fakes.engine import FakeProvider
+
+if TYPE_CHECKING:
+    import uvicorn
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_BASE_URL = "http://fake.test"
@@ -103,6 +105,10 @@ _QUIET_DROPS = _QuietDrops()
 
 
 def _config(fake: FakeProvider, log_level: str, graceful_seconds: float) -> uvicorn.Config:
+    # uvicorn is imported only by what serves: loading a scenario or building an in-process
+    # fake (``trimscope validate``, ``run``) then never pays for it.
+    import uvicorn  # noqa: PLC0415
+
     logger = logging.getLogger("uvicorn.error")
     if _QUIET_DROPS not in logger.filters:
         logger.addFilter(_QUIET_DROPS)
@@ -128,6 +134,8 @@ class FakeServer:
         graceful_seconds: float = 1.0,
     ) -> None:
         self.fake = fake
+        import uvicorn  # noqa: PLC0415  (see _config)
+
         self._socket = _bind(host, port)
         self._server = uvicorn.Server(_config(fake, log_level, graceful_seconds))
         self._thread: threading.Thread | None = None
@@ -178,15 +186,18 @@ class FakeServer:
         self.stop()
 
 
-class _AnnouncingServer(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, on_ready: Callable[[], None]) -> None:
-        super().__init__(config)
-        self._on_ready = on_ready
+def _announcing_server(config: uvicorn.Config, on_ready: Callable[[], None]) -> uvicorn.Server:
+    """A uvicorn server that calls ``on_ready`` once it accepts connections (the class is
+    made here so that uvicorn is imported only when a server is wanted)."""
+    import uvicorn  # noqa: PLC0415  (see _config)
 
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        if self.started:
-            self._on_ready()
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                on_ready()
+
+    return AnnouncingServer(config)
 
 
 def serve_forever(
@@ -204,7 +215,7 @@ def serve_forever(
     """
     sock = _bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
-    server = _AnnouncingServer(
+    server = _announcing_server(
         _config(fake, log_level, 1.0), lambda: on_ready(f"http://{bound_host}:{bound_port}")
     )
 

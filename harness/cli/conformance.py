@@ -8,11 +8,20 @@ the status and the body). See ``harness.conformance`` for what "conforms" means.
 from __future__ import annotations
 
 import asyncio
+import os
+import urllib.parse
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
+from harness.cli.bounds import (
+    MAX_CONFORMANCE_INPUT_TOKENS,
+    MAX_CONFORMANCE_REQUESTS,
+    MAX_CONTEXT_WINDOW_TOKENS,
+)
+from harness.cli.paths import check_host, check_outputs
+from harness.cli.secrets import split_userinfo
 from harness.conformance import (
     DEFAULT_REQUEST_TIMEOUT_S,
     EXIT_UNUSABLE,
@@ -29,6 +38,11 @@ from harness.conformance import (
     write_atomically,
 )
 from harness.providers import PROVIDER_KINDS
+
+EXIT_UNWRITTEN = 1
+USERINFO_KEY_VARIABLE = "(key from --base-url)"
+"""The name the userinfo key is filed under for ``plan``, which reads keys from a mapping
+only; no real environment variable can have this name."""
 
 
 def _fail(console: Console, message: str) -> typer.Exit:
@@ -51,11 +65,19 @@ def conformance(
         None, help="Environment variable holding the API key (never printed)."
     ),
     context_window: int | None = typer.Option(
-        None, min=1, help="The window you claim the endpoint has, in tokens."
+        None,
+        min=1,
+        max=MAX_CONTEXT_WINDOW_TOKENS,
+        help="The window you claim the endpoint has, in tokens.",
     ),
-    max_requests: int | None = typer.Option(None, min=1, help="At most this many requests."),
+    max_requests: int | None = typer.Option(
+        None, min=1, max=MAX_CONFORMANCE_REQUESTS, help="At most this many requests."
+    ),
     max_input_tokens: int | None = typer.Option(
-        None, min=1, help="At most this many input tokens (default: 16 x the claim, else 256000)."
+        None,
+        min=1,
+        max=MAX_CONFORMANCE_INPUT_TOKENS,
+        help="At most this many input tokens (default: 16 x the claim, else 256000).",
     ),
     request_timeout: float | None = typer.Option(
         None,
@@ -68,6 +90,16 @@ def conformance(
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     err, out = Console(stderr=True), Console()
+    check_outputs({"--json": json_path, "--markdown": md_path}, {})
+    if "@" in base_url and "//" not in base_url:
+        # Not a URL with userinfo we can take apart; never echo it (it may hold a key).
+        raise _fail(err, "--base-url: expected an http(s) URL, found a value with '@' (not shown)")
+    split = split_userinfo(base_url)
+    base_url, environ = split.url, dict(os.environ)
+    if split.key is not None:
+        if api_key_env is not None:
+            raise _fail(err, "give the API key in --base-url or by --api-key-env, not both")
+        api_key_env, environ[USERINFO_KEY_VARIABLE] = USERINFO_KEY_VARIABLE, split.key
     options = ConformanceOptions(
         provider,
         base_url,
@@ -79,9 +111,11 @@ def conformance(
         request_timeout,
     )
     try:
-        run = plan(options)
+        run = plan(options, environ)
     except ConformanceConfigError as error:
         raise _fail(err, str(error)) from None
+    # A name that does not resolve is a typo in the input, not an unusable endpoint.
+    check_host("--base-url", urllib.parse.urlsplit(base_url).hostname or "")
     out.print(f"conformance: {provider} at {base_url}, model {model}", markup=False, soft_wrap=True)
     line = budget_line(run.budget, run.request_timeout_s)
     out.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -97,7 +131,8 @@ def conformance(
     try:
         _write(report, json_path, md_path)
     except OSError as error:
-        raise _fail(err, f"cannot write the report: {error}") from None
+        err.print(f"error: cannot write the report: {error}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_UNWRITTEN) from None
     raise typer.Exit(report.exit_code)
 
 

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from harness.cli.paths import check_outputs
+
 DEFAULT_OUT = Path("dashboards/json")
 DEFAULT_ALERTS = Path("dashboards/alerts.yml")
 
@@ -32,6 +34,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Render every dashboard to OUT/<uid>.json (sorted keys, deterministic) and the
         alerting rules to ALERTS."""
+        if not check:
+            check_outputs({"--alerts": alerts}, {"--out": out})
         # Imported here so that other commands do not pay for loading the Grafana SDK.
         from dashboards import alerts_stale, stale, write_alerts, write_all  # noqa: PLC0415
 

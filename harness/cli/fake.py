@@ -14,7 +14,9 @@ from rich.console import Console
 
 from fakes import PROVIDER_NAMES, CounterName, FakeProvider, FakeScript, serve_forever
 from fakes.mounts import LOOPBACK
-from harness.cli.run import EXIT_INVALID, LIMIT, resolve_limits
+from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
+from harness.cli.paths import MAX_PORT, check_host, check_port
+from harness.cli.validate import EXIT_INVALID, LIMIT, resolve_limits
 from harness.scenarios.fake_script import load_fake_script
 from harness.scenarios.limits import Limits
 from harness.scenarios.loader import ScenarioError
@@ -48,12 +50,15 @@ def serve(
         str, typer.Option(help=f"One of: {', '.join(PROVIDER_NAMES)}.", callback=_provider)
     ],
     model: Annotated[str, typer.Option(help="The model name the fake answers to.")],
-    context_window: Annotated[int, typer.Option(min=1, help="The model's window in tokens.")],
+    context_window: Annotated[
+        int,
+        typer.Option(min=1, max=MAX_CONTEXT_WINDOW_TOKENS, help="The model's window in tokens."),
+    ],
     counter: Annotated[CounterName, typer.Option(help="How input tokens are counted.")] = (
         "heuristic"
     ),
     host: Annotated[str, typer.Option(help="Interface to bind.")] = LOOPBACK,
-    port: Annotated[int, typer.Option(min=0, max=65535, help="0 picks a free port.")] = 0,
+    port: Annotated[int, typer.Option(min=0, max=MAX_PORT, help="0 picks a free port.")] = 0,
     variant: Annotated[str, typer.Option(help="Overflow answer variant.")] = "default",
     script: Annotated[
         Path | None,
@@ -64,6 +69,8 @@ def serve(
     limit: list[str] | None = LIMIT,
 ) -> None:
     """Serve one fake provider until SIGINT or SIGTERM; print its base URL when ready."""
+    check_host("--host", host)
+    check_port("--port", port, host)
     limits = resolve_limits(limit, Console(stderr=True))
     try:
         fake = FakeProvider(

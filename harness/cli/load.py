@@ -17,6 +17,9 @@ import typer
 from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
 from rich.console import Console
 
+from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
+from harness.cli.envvars import check_telemetry_environment
+from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.load import (
     FAKE_FOR_KIND,
     LoadMetrics,
@@ -34,6 +37,7 @@ from harness.load import (
 )
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_WINDOW
+from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
@@ -114,7 +118,7 @@ def load(
         300.0, min=0.5, max=MAX_DURATION_S, help="Wall-time cap in seconds; the run stops."
     ),
     serve_metrics: int | None = typer.Option(
-        None, "--serve-metrics", min=0, max=65535, help="Serve metrics on 127.0.0.1:PORT."
+        None, "--serve-metrics", min=0, max=MAX_PORT, help="Serve metrics on 127.0.0.1:PORT."
     ),
     json_path: Path | None = typer.Option(None, "--json", help="Write the summary as JSON."),
     otel_jsonl: Path | None = typer.Option(None, "--otel-jsonl", help="Write spans here."),
@@ -131,7 +135,10 @@ def load(
         None, help=f"Built-in workload's client kind (default openai): {', '.join(FAKE_FOR_KIND)}."
     ),
     context_window: int | None = typer.Option(
-        None, min=64, help=f"Declared window in tokens (built-in default {DEFAULT_WINDOW})."
+        None,
+        min=64,
+        max=MAX_CONTEXT_WINDOW_TOKENS,
+        help=f"Declared window in tokens (built-in default {DEFAULT_WINDOW}).",
     ),
     latency_ms: int = typer.Option(0, min=0, max=60_000, help="The fake's answer delay."),
     locust: bool = typer.Option(False, "--locust", help="Run the sessions as Locust users."),
@@ -146,6 +153,12 @@ def load(
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
+    # Every output, port and variable first: nothing is run that could not be reported.
+    check_outputs(
+        {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}, {}
+    )
+    check_port("--serve-metrics", serve_metrics, METRICS_HOST)
+    check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     if provider is not None and provider not in FAKE_FOR_KIND:
         raise _invalid(err, f"unknown --provider {provider!r}; known: {', '.join(FAKE_FOR_KIND)}")
     tracing = otel_jsonl is not None or otlp

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.cli.paths import check_outputs
 from harness.report import ReportInputError, write_report
 
 EXIT_OK, EXIT_UNWRITTEN, EXIT_INVALID = 0, 1, 2
@@ -31,9 +32,12 @@ def register(app: typer.Typer) -> None:
             False, "--strict", help="Also refuse an incomplete last line (normally skipped)."
         ),
     ) -> None:
-        """Draw each session's request estimates against budget and window, with trims,
-        refusals and overflows marked, and the run's totals, into one HTML file."""
+        """Turn transcripts into one self-contained HTML report.
+
+        Each session's request estimates are drawn against budget and window, with trims,
+        refusals and overflows marked, and the run's totals."""
         err = Console(stderr=True, highlight=False)
+        check_outputs({"--output": output}, {})
         try:
             built = write_report(transcripts, output, strict=strict)
         except ReportInputError as error:

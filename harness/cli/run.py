@@ -1,4 +1,4 @@
-"""``trimscope run`` and ``trimscope validate``: the main job.
+"""``trimscope run``: the main job (``trimscope validate`` is in ``validate.py``).
 
 Exit codes: 0 every scenario passed; 1 a scenario failed or crashed; 2 a scenario file or
 option is invalid (nothing was run).
@@ -12,54 +12,20 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from harness.scenarios.limits import DEFAULT_LIMITS, LIMIT_NAMES, Limits, parse_limit
-from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
+from harness.cli.envvars import check_telemetry_environment
+from harness.cli.paths import MAX_PORT, check_outputs, check_port
+from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
+from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 150
-DEFAULT_LIBRARY = Path("scenarios")
 MAX_SCENARIO_TIMEOUT_S = 86_400.0  # a day: asyncio's deadline arithmetic needs a finite bound
-
-PATHS = typer.Argument(None, help="Scenario files or folders (default: scenarios/).")
-LIMIT = typer.Option(
-    None,
-    "--limit",
-    metavar="NAME=N",
-    help=f"Raise a loader limit (repeatable); NAME is one of {', '.join(LIMIT_NAMES)}."
-    " Defaults: scenarios/README.md.",
-)
-
-
-def resolve_limits(options: list[str] | None, console: Console) -> Limits:
-    try:
-        return DEFAULT_LIMITS.with_overrides(dict(parse_limit(o) for o in options or ()))
-    except ValueError as error:
-        console.print(f"--limit: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_INVALID) from error
-
-
-def _load(paths: list[Path] | None, console: Console, limits: Limits) -> list[LoadedScenario]:
-    targets = paths or [DEFAULT_LIBRARY]
-    try:
-        return load_all(targets, limits)
-    except ScenarioError as error:
-        for problem in error.problems:
-            console.print(problem, markup=False, highlight=False, soft_wrap=True)
-        console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
-        raise typer.Exit(EXIT_INVALID) from error
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("validate")
-    def validate(paths: list[Path] | None = PATHS, limit: list[str] | None = LIMIT) -> None:
-        """Validate scenario files without running them."""
-        console = Console(stderr=True)
-        loaded = _load(paths, console, resolve_limits(limit, console))
-        Console().print(f"{len(loaded)} scenario file(s) valid")
-
     @app.command("run")
     def run(
         paths: list[Path] | None = PATHS,
@@ -70,7 +36,11 @@ def register(app: typer.Typer) -> None:
         ),
         otel_jsonl: Path | None = typer.Option(None, "--otel-jsonl", help="Write spans here."),
         serve_metrics: int | None = typer.Option(
-            None, "--serve-metrics", help="Serve Prometheus metrics on 127.0.0.1:PORT."
+            None,
+            "--serve-metrics",
+            min=0,
+            max=MAX_PORT,
+            help="Serve Prometheus metrics on 127.0.0.1:PORT (0: a free port).",
         ),
         metrics_out: Path | None = typer.Option(
             None, "--metrics-out", help="Write a Prometheus textfile at the end."
@@ -95,7 +65,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
-        loaded = select(_load(paths, err, resolve_limits(limit, err)), k)
+        # Every output, port and variable first: nothing is run that could not be reported.
+        check_outputs(
+            {"--junit-xml": junit_xml, "--otel-jsonl": otel_jsonl, "--metrics-out": metrics_out},
+            {"--transcript": transcript},
+        )
+        check_port("--serve-metrics", serve_metrics, METRICS_HOST)
+        check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
+        loaded = select(load_paths(paths, err, resolve_limits(limit, err)), k)
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
             raise typer.Exit(EXIT_INVALID)

@@ -12,9 +12,12 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from harness.cli.run import DEFAULT_LIBRARY, EXIT_FAILED, EXIT_INVALID, EXIT_OK
+from harness.cli.paths import check_outputs
+from harness.cli.validate import DEFAULT_LIBRARY, EXIT_INVALID
 from harness.scenarios.library import rule_index, schema_json, with_rule_index
 from harness.scenarios.loader import ScenarioError, load_all
+
+EXIT_OK, EXIT_FAILED = 0, 1
 
 scenarios_app = typer.Typer(
     no_args_is_help=True,
@@ -51,6 +54,8 @@ def schema(
     check: bool = typer.Option(False, "--check", help="Only check that --out is up to date."),
 ) -> None:
     """Export the scenario format as JSON Schema (sorted keys, stable output)."""
+    if not check:
+        check_outputs({"--out": out}, {})
     text = schema_json()
     if out is None:
         typer.echo(text, nl=False)
@@ -69,6 +74,8 @@ def index(
     """Write the rule -> scenario index into the README, between its markers."""
     console = Console(stderr=True)
     target = readme or library / "README.md"
+    if not check:
+        check_outputs({"--readme": target}, {})
     try:
         loaded = load_all([library])
         text = target.read_text(encoding="utf-8") if target.exists() else ""

@@ -10,6 +10,7 @@ key never reaches a record, whatever the endpoint echoes back.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,10 @@ Progress = Callable[[str], None]
 endpoint shows where it waits)."""
 EXCERPT_CHARS: Final = 400
 REDACTED: Final = "[redacted]"
+MASKED: Final = re.compile(r"([A-Za-z0-9_\-]*)\*{3,}([A-Za-z0-9_\-]*)")
+"""A key an endpoint echoes partly masked: OpenAI's 401 quotes the first 8 and last 4
+characters around asterisks ("Incorrect API key provided: sk-PMafP****...E873", as quoted
+in github.com/popjane/free_chatgpt_api issue 3)."""
 
 
 def describe_status(status: int | None, *, streamed: bool) -> str:
@@ -40,7 +45,8 @@ def describe_status(status: int | None, *, streamed: bool) -> str:
 
 
 class Redactor:
-    """Replaces the secret wherever it appears; a run without a key redacts nothing."""
+    """Replaces the secret wherever it appears, whole or partly masked (a run of asterisks
+    between a prefix and a suffix of the key); a run without a key redacts nothing."""
 
     def __init__(self, secret: str | None) -> None:
         self._secret = secret or None
@@ -48,7 +54,14 @@ class Redactor:
     def __call__(self, text: str) -> str:
         if self._secret is None:
             return text
-        return text.replace(self._secret, REDACTED)
+        return MASKED.sub(self._masked, text.replace(self._secret, REDACTED))
+
+    def _masked(self, match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        secret = self._secret or ""
+        if (head or tail) and secret.startswith(head) and secret.endswith(tail):
+            return REDACTED
+        return match.group(0)
 
     def excerpt(self, text: str, limit: int = EXCERPT_CHARS) -> str:
         cleaned = self(text)
@@ -117,6 +130,10 @@ class MeteredClient:
             self.exchanges.append(self._failed(request, cost, error))
             shown = describe_status(error.status, streamed=request.stream)
             self._say(f"{label}: {shown} after {self._clock() - started:.1f} s")
+            # Redacted in place before anyone else sees it: the recovery session's events
+            # (transcripts, spans, logs) carry the error's body and message.
+            error.body = self.redact(error.body)
+            error.args = tuple(self.redact(a) if isinstance(a, str) else a for a in error.args)
             raise
         self._say(f"{label}: {reply.status_code} after {self._clock() - started:.1f} s")
         self.ledger.settle(cost, reply.usage.input_tokens)

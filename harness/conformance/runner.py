@@ -99,7 +99,7 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     """Check every option and read the key from the named variable (only from there)."""
     if options.provider not in PROVIDER_KINDS:
         known = ", ".join(PROVIDER_KINDS)
-        raise ConformanceConfigError(f"unknown provider {options.provider!r}; known: {known}")
+        raise ConformanceConfigError(f"unknown --provider {options.provider!r}; known: {known}")
     url = urllib.parse.urlsplit(options.base_url)
     if url.scheme not in ("http", "https") or not url.netloc:
         raise ConformanceConfigError(f"--base-url must be an http(s) URL, not {options.base_url!r}")
@@ -115,7 +115,9 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     if options.api_key_env is not None:
         key = environ.get(options.api_key_env)
         if not key:
-            raise ConformanceConfigError(f"environment variable {options.api_key_env} is not set")
+            raise ConformanceConfigError(
+                f"--api-key-env: environment variable {options.api_key_env} is not set"
+            )
     budget = ProbeBudget.resolve(
         options.max_requests, options.max_input_tokens, options.context_window
     )

@@ -65,10 +65,9 @@ def unknown(
 @cache
 def fake_variants(kind: str) -> tuple[str, ...]:
     """The overflow variants the fake behind a client kind can answer with."""
-    # Imported here: environment imports the schema, which imports this module.
-    from harness.scenarios.environment import FAKE_FOR_KIND  # noqa: PLC0415
-
-    profile_name, _ = FAKE_FOR_KIND[kind]
+    # The fakes' own table (``environment.FAKE_FOR_KIND`` is this table): importing the
+    # environment here would pull the agent and the provider clients into validation.
+    profile_name, _ = fakes.SDK_ENDPOINTS[kind]
     return tuple(sorted({e.variant for e in fakes.overflow_entries(profile_name)}))
 
 

@@ -64,7 +64,7 @@ def test_non_conforming_endpoint_exits_1_with_its_reasons(fake_server: FakeServe
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--provider", "bedrock"], "unknown provider 'bedrock'"),
+        (["--provider", "bedrock"], "unknown --provider 'bedrock'"),
         (["--base-url", "ftp://127.0.0.1/v1"], "--base-url must be an http(s) URL"),
         (["--api-key-env", "TRIMSCOPE_TEST_UNSET_VARIABLE"], "TRIMSCOPE_TEST_UNSET_VARIABLE"),
         (["--max-requests", "0"], "--max-requests"),
