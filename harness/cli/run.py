@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.scenarios.bundled import scenario_library
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import run_suite, select
@@ -19,13 +20,14 @@ from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 150
-DEFAULT_LIBRARY = Path("scenarios")
 
-PATHS = typer.Argument(None, help="Scenario files or folders (default: scenarios/).")
+PATHS = typer.Argument(
+    None, help="Scenario files or folders (default: the bundled scenario library)."
+)
 
 
 def _load(paths: list[Path] | None, console: Console) -> list[LoadedScenario]:
-    targets = paths or [DEFAULT_LIBRARY]
+    targets = paths or [scenario_library()]
     try:
         return load_all(targets)
     except ScenarioError as error:
