@@ -27,6 +27,7 @@ from harness.conformance import (
     to_json_text,
     write_atomically,
 )
+from harness.progress import tracker
 from harness.providers import PROVIDER_KINDS
 
 
@@ -58,6 +59,7 @@ def conformance(
     ),
     json_path: Path | None = typer.Option(None, "--json", help="Write the report as JSON."),
     md_path: Path | None = typer.Option(None, "--markdown", help="Write the report as Markdown."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     err, out = Console(stderr=True), Console()
@@ -70,8 +72,10 @@ def conformance(
         raise _fail(err, str(error)) from None
     out.print(f"conformance: {provider} at {base_url}, model {model}", markup=False, soft_wrap=True)
     out.print(budget_line(run.budget), markup=False, highlight=False, soft_wrap=True)
+    shown = tracker("requests", run.budget.max_requests, quiet=quiet)  # the budget's bound
     try:
-        report = asyncio.run(run_conformance(run))
+        with shown:
+            report = asyncio.run(run_conformance(run, on_request=shown.advance))
     except (ConformanceConfigError, EndpointUnusable) as error:
         raise _fail(err, str(error)) from None
     out.print(table(report))

@@ -34,6 +34,7 @@ from harness.load import (
 )
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_WINDOW
+from harness.progress import tracker
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
@@ -86,7 +87,7 @@ def _run_asyncio(
         err.print(f"metrics: {telemetry.metrics_server.url}", highlight=False)
     run_options = RunOptions(
         observers=telemetry.observers,
-        console=None if quiet else err,
+        progress=tracker("sessions", plan.sessions, quiet=quiet),
         metrics=metrics,
         notes=notes,
     )
@@ -142,7 +143,7 @@ def load(
     write_plan_path: Path | None = typer.Option(
         None, "--write-plan", help="Write the Locust plan for remote workers, then exit."
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)

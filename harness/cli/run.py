@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.progress import tracker
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
@@ -68,6 +69,7 @@ def register(app: typer.Typer) -> None:
             help="With --serve-metrics: keep serving SECONDS after the run (Ctrl-C stops).",
         ),
         otlp: bool = typer.Option(False, "--otlp", help="Export spans by OTLP/HTTP (OTEL_*)."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
@@ -92,23 +94,23 @@ def register(app: typer.Typer) -> None:
             if hold_metrics > 0:
                 err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
         outcomes: list[Outcome] = []
+        shown = tracker("scenarios", len(loaded), quiet=quiet)
 
         def progress(outcome: Outcome) -> None:
             outcomes.append(outcome)
-            style = "green" if outcome.passed else "bold red"
-            err.print(
-                f"[{len(outcomes)}/{len(loaded)}] [{style}]{outcome.verdict}[/] "
-                f"{outcome.scenario_id} ({outcome.duration_s:.2f}s)",
-                highlight=False,
-            )
+            if not outcome.passed:  # a failure is named at once; passes only count
+                shown.note(f"[bold red]{outcome.verdict}[/] {outcome.scenario_id}")
+            failed = sum(not o.passed for o in outcomes)
+            shown.advance(detail=f"{failed} failed" if failed else "")
 
         try:
-            run_suite(
-                loaded,
-                observers=telemetry.observers,
-                transcript_dir=transcript,
-                progress=progress,
-            )
+            with shown:
+                run_suite(
+                    loaded,
+                    observers=telemetry.observers,
+                    transcript_dir=transcript,
+                    progress=progress,
+                )
             telemetry.hold()  # --hold-metrics: only after a run that completed
         finally:
             telemetry.shutdown()

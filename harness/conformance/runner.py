@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import urllib.parse
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -199,11 +199,13 @@ async def run_conformance(
     transport: httpx.AsyncBaseTransport | None = None,
     sleep: Sleep = asyncio.sleep,
     observers: Sequence[Observer] = (),
+    on_request: Callable[[], None] | None = None,
 ) -> ConformanceReport:
     """Probe the endpoint within ``plan.budget`` and judge it.
 
     Raises ``EndpointUnusable`` when the small request gets no answer. ``observers`` see
-    the recovery session's events (transcripts, spans).
+    the recovery session's events (transcripts, spans); ``on_request`` is called for each
+    request the budget admits (progress).
     """
     options = plan.options
     redact = Redactor(plan.api_key)
@@ -215,7 +217,7 @@ async def run_conformance(
             api_key=plan.api_key,
             classifier=Classifier.EXTENDED,
         )
-        client = MeteredClient(inner, Ledger(plan.budget), redact)
+        client = MeteredClient(inner, Ledger(plan.budget, on_request), redact)
         prober = Prober(client, options.model, sleep)
         findings = await _probe_all(prober, plan, sleep, observers)
     return _report(plan, findings, client, redact)
