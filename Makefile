@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.trimscope-installed
 
-.PHONY: run test lint typecheck unit bench clean phoenix
+.PHONY: run test lint typecheck unit bench clean phoenix ts-tools
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,12 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest
 
-test: lint typecheck unit
+# Grafana's published types and tsc (.tools/ts), for the dashboards' type check; a no-op
+# once installed, and without npm the check skips (it fails under CI=true).
+ts-tools:
+	@bash scripts/ensure-ts-tools.sh
+
+test: lint typecheck ts-tools unit
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
