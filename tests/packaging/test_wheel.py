@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboards.provisioning import render_provisioning
 from tests.scenarios.support import TINY, write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -129,9 +130,16 @@ def test_export_then_run_the_users_own_files(installed: Installed) -> None:
 
 
 def test_dashboards_and_alerts_ship_and_rebuild_identically(installed: Installed) -> None:
-    installed.run("dashboards", "build", "--out", "boards", "--alerts", "alerts.yml")
+    installed.run(
+        "dashboards", "build", "--out", "boards", "--alerts", "alerts.yml",
+        "--provisioning", "provisioning",
+    )  # fmt: skip
     for committed in (REPO / "dashboards" / "json").glob("*.json"):
         assert (installed.work / "boards" / committed.name).read_text() == committed.read_text()
+    for name in render_provisioning():
+        assert (installed.work / "provisioning" / name).read_text() == (
+            REPO / "dashboards" / "provisioning" / name
+        ).read_text()
     assert (installed.work / "alerts.yml").read_text() == (
         REPO / "dashboards" / "alerts.yml"
     ).read_text()
@@ -146,6 +154,7 @@ def test_dashboards_and_alerts_ship_and_rebuild_identically(installed: Installed
         timeout=COMMAND_SECONDS, check=True,
     ).stdout.split()  # fmt: skip
     assert {"alerts.yml", "alerts_test.yml"} <= set(shipped)
+    assert {f"provisioning/{name}" for name in render_provisioning()} <= set(shipped)
     assert {f"json/{p.name}" for p in (REPO / "dashboards" / "json").glob("*.json")} <= set(shipped)
 
 
