@@ -5,9 +5,13 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
@@ -161,3 +165,16 @@ def test_conformance_counts_requests_against_its_budget(
     spent = json.loads(report.read_text(encoding="utf-8"))["spent"]
     last = result.stderr.splitlines()[-1]
     assert last.startswith(f"requests: {spent['requests']}/{spent['max_requests']} (")
+
+
+@pytest.mark.integration
+def test_locust_mode_counts_the_sessions_its_workers_end(tmp_path: Path) -> None:
+    command = [str(Path(sys.executable).with_name("trimscope")), "load", "--locust"]
+    command += ["--workers", "1", "--sessions", "4", "--concurrency", "2", "--turns", "1"]
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    done = subprocess.run(
+        [*command, "--duration", "15"], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.splitlines()[-1].startswith("sessions: 4/4 (100%)"), done.stderr

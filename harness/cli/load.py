@@ -176,6 +176,7 @@ def load(
                 LocustOptions(workers=workers, processes=processes),
                 serve_metrics_port=serve_metrics,
                 notes=notes,
+                progress=tracker("sessions", plan.sessions, quiet=quiet),
             )
         else:
             telemetry_options = TelemetryOptions(
