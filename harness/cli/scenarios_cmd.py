@@ -95,6 +95,9 @@ def export(
     except ExportError as error:
         console.print(f"[bold red]{error}[/]", highlight=False)
         raise typer.Exit(EXIT_INVALID) from error
+    except OSError as error:  # the folder cannot be made or a file written
+        console.print(f"[bold red]cannot export to {target}: {error}[/]", highlight=False)
+        raise typer.Exit(EXIT_FAILED) from error
     console.print(f"copied {len(written)} file(s) to {target}", highlight=False)
 
 

@@ -48,9 +48,12 @@ def library_files(library: Path | None = None) -> list[Path]:
 
 def export_library(target: Path, *, overwrite: bool = False) -> list[Path]:
     """Copy the bundled library into ``target`` (created when missing); returns the files
-    written. Raises ``ExportError`` naming the first file that exists already, before
-    writing anything, unless ``overwrite``."""
+    written. Raises ``ExportError``, before writing anything, when ``target`` is not a
+    folder, or naming the first file that exists already unless ``overwrite``; ``OSError``
+    when a file cannot be written."""
     sources = library_files()
+    if target.exists() and not target.is_dir():
+        raise ExportError(f"{target}: exists and is not a folder")
     if not overwrite:
         for source in sources:
             if (target / source.name).exists():

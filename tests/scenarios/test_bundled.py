@@ -66,3 +66,17 @@ def test_export_never_overwrites_without_force(tmp_path: Path) -> None:
     assert sorted(p.name for p in target.iterdir()) == ["README.md"]  # nothing else written
     assert cli("scenarios", "export", target, "--force").exit_code == 0
     assert edited.read_bytes() == (scenario_library() / "README.md").read_bytes()
+
+
+def test_export_into_a_file_is_an_input_error(tmp_path: Path) -> None:
+    target = write(tmp_path, "lib", "not a folder\n")
+    result = cli("scenarios", "export", target)
+    assert result.exit_code == 2
+    assert f"{target}: exists and is not a folder" in result.stderr.replace("\n", "")
+
+
+def test_export_below_a_file_is_an_output_failure_not_a_traceback(tmp_path: Path) -> None:
+    blocker = write(tmp_path, "file", "x\n")
+    result = cli("scenarios", "export", blocker / "lib")
+    assert result.exit_code == 1
+    assert "cannot export to" in result.stderr
