@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from dashboards.provisioning import render_provisioning
+from tests.dashboards.conftest import require_program
 from tests.scenarios.support import TINY, write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -197,3 +198,24 @@ def test_load_runs_bounded(installed: Installed) -> None:
     summary = json.loads((installed.work / "load.json").read_text(encoding="utf-8"))
     assert summary["sessions_completed"] == 4
     assert summary["provider_calls"] > 0
+
+
+def test_the_shipped_rules_and_config_pass_promtool(installed: Installed) -> None:
+    """The alert rules' unit tests and the Prometheus example, run where pip put them."""
+    promtool = require_program("promtool")
+    where = subprocess.run(
+        [str(installed.bin / "python"), "-c", "import dashboards; print(dashboards.__file__)"],
+        cwd=installed.work, env=installed.env, capture_output=True, text=True,
+        timeout=COMMAND_SECONDS, check=True,
+    )  # fmt: skip
+    shipped = Path(where.stdout.strip()).parent
+    assert REPO not in shipped.parents
+    for args in (
+        ["test", "rules", shipped / "alerts_test.yml"],
+        ["check", "config", shipped / "provisioning" / "prometheus" / "prometheus.yml"],
+    ):
+        done = subprocess.run(
+            [promtool, *map(str, args)], cwd=shipped, capture_output=True, text=True,
+            timeout=COMMAND_SECONDS, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
