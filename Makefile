@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.trimscope-installed
 # venv of their own; the script is idempotent and explains (exit 0) when it cannot install.
 LLAMA_STAMP := .tools/llama/.installed
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit bench clean phoenix ts-tools
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,13 +31,23 @@ typecheck: $(STAMP)
 unit: $(STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m pytest
 
-test: lint typecheck unit
+# Grafana's published types and tsc (.tools/ts), for the dashboards' type check; a no-op
+# once installed, and without npm the check skips (it fails under CI=true).
+ts-tools:
+	@bash scripts/ensure-ts-tools.sh
+
+test: lint typecheck ts-tools unit
 
 bench: $(STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench load
 	$(BIN)/python -m bench.estimate_accuracy
+
+# Arize Phoenix in its own venv (.tools/phoenix): the trace backend the integration test
+# tests/telemetry/test_phoenix.py reads spans back from. .ci/run installs it too.
+phoenix:
+	bash scripts/ensure-phoenix.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -20,6 +20,7 @@ from itertools import pairwise
 from bench.histories import NON_ASCII_SHARE, HistoryGenerator
 from bench.naive import naive_trim_to_recent_turns
 from bench.timing import fmt_ratio, fmt_time, gc_paused, measure, table
+from harness.progress import Tracker, tracker
 from harness.runtime import (
     ChatMessage,
     HistoryWindow,
@@ -443,6 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="comma-separated history lengths (default: %(default)s)",
     )
     parser.add_argument("--skip-langchain", action="store_true", help="skip (a)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or status")
     args = parser.parse_args(given)
     sizes = sorted(int(s) for s in args.sizes.split(","))
 
@@ -466,8 +468,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.say("times: time.perf_counter_ns, median of the runs shown, garbage collector paused")
     report.say()
 
+    with tracker("bench stages", len(STAGES), quiet=args.quiet) as shown:
+        medians, retrim = _stages(report, histories, sizes, args.skip_langchain, shown)
+    goals(report, medians, retrim)
+    report.say()
+    report.say(f"total bench time {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+STAGES = ("trim vs LangChain", "naive trim", "re-trim")
+"""The measured stages, in order (the progress counts them)."""
+
+
+def _stages(
+    report: Report,
+    histories: dict[int, list[ChatMessage]],
+    sizes: list[int],
+    skip_langchain: bool,
+    shown: Tracker,
+) -> tuple[dict[tuple[str, int], float], list[RetrimRow]]:
     medians: dict[tuple[str, int], float] = {}
-    if args.skip_langchain:
+    shown.advance(0, detail=STAGES[0])
+    if skip_langchain:
         for size, history in histories.items():
             samples = measure(
                 {"ours": partial(trim_to_recent_turns, history, budget_for(history))},
@@ -477,14 +499,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             medians["ours", size] = samples["ours"][0].median_ns
     else:
         medians = bench_langchain(report, histories)
+    shown.advance(detail=STAGES[1])
     pure = {size: medians["ours", size] for size in sizes}
     bench_naive(report, histories, pure)
-    del histories
+    histories.clear()
+    shown.advance(detail=STAGES[2])
     retrim = bench_retrim(report, sizes)
-    goals(report, medians, retrim)
-    report.say()
-    report.say(f"total bench time {time.perf_counter() - began:.0f} s")
-    return 0
+    shown.advance()
+    return medians, retrim
 
 
 if __name__ == "__main__":

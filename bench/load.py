@@ -53,6 +53,7 @@ from harness.load.runner import forget_cached_rows
 from harness.load.session import Samples, SessionFactory, Stopwatch, http_client
 from harness.load.template import SESSION_HEADER, write_plan
 from harness.load.transport import SLOT_HEADER, ShardedTransport
+from harness.progress import Tracker, tracker
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 ROUNDS = 5  # medians of five: a single round on 2 shared cores varies by ±5%
@@ -235,14 +236,18 @@ def _median(values: Sequence[Measured], key: Callable[[Measured], float]) -> flo
     return statistics.median(key(v) for v in values)
 
 
-async def measure(plan: LoadPlan, say: Callable[[str], None]) -> dict[str, list[Measured]]:
+async def measure(
+    plan: LoadPlan, say: Callable[[str], None], shown: Tracker
+) -> dict[str, list[Measured]]:
     say(f"recording the request bodies of {plan.sessions} sessions (also the warm-up) ...")
     recorded = await record(plan)
     runs: dict[str, list[Measured]] = {"baseline": [], **{key: [] for key in HARNESS_RUNS}}
     for r in range(ROUNDS):
         runs["baseline"].append(await baseline(plan, recorded, f"b{r}-"))
+        shown.advance(detail=f"round {r + 1}/{ROUNDS}")
         for key, observed in HARNESS_RUNS.items():
             runs[key].append(await harness(plan, f"{key}{r}-", observed))
+            shown.advance()
         line = ", ".join(f"{k} {v[-1].rate:,.0f} calls/s" for k, v in runs.items())
         say(f"round {r + 1}/{ROUNDS}: {line}")
     return runs
@@ -305,6 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=CONCURRENCY)
     parser.add_argument("--turns", type=int, default=TURNS)
     parser.add_argument("--latency-ms", type=int, default=0, help="the fake's answer delay")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or status")
     args = parser.parse_args(argv)
 
     def say(text: str) -> None:
@@ -331,7 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             FakeServers(folder / "memory" / "plan.json", [ref], folder / "memory") as big,
         ):
             plan = plan.with_base_urls(servers.start())
-            runs = asyncio.run(measure(plan, say))
+            measured = ROUNDS * (1 + len(HARNESS_RUNS))  # runs, each of every session
+            with tracker("bench load runs", measured, quiet=args.quiet) as shown:
+                runs = asyncio.run(measure(plan, say, shown))
             say(f"memory: {MEMORY_SESSIONS} sessions × {MEMORY_TURNS} turns, tracemalloc ...")
             memory = asyncio.run(idle_memory(big.start()[ref], ref))
     report(runs, memory, say)

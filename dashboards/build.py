@@ -14,6 +14,7 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from dashboards import conformance, overview
+from dashboards.grafana_fit import fit_grafana
 
 DASHBOARDS: Final[dict[str, Callable[[], Dashboard]]] = {
     f"{overview.UID}.json": overview.build,
@@ -26,7 +27,8 @@ DEFAULT_OUT: Final = Path(__file__).resolve().parent / "json"
 
 
 def render(dashboard: Dashboard) -> str:
-    return JSONEncoder(sort_keys=True, indent=2).encode(dashboard) + "\n"
+    """The JSON of ``dashboard``, made to fit the Grafana release it targets."""
+    return JSONEncoder(sort_keys=True, indent=2).encode(fit_grafana(dashboard)) + "\n"
 
 
 def render_all() -> dict[str, str]:

@@ -62,6 +62,7 @@ RULES: dict[str, set[str]] = {
         "harness.scenarios",
         "harness.telemetry",
         "harness.load",
+        "harness.progress",
         "fakes",
         "httpx",
         "rich",
@@ -69,6 +70,7 @@ RULES: dict[str, set[str]] = {
         "pydantic",
         "prometheus_client",
     },
+    "harness.progress": {"harness.progress", "rich"},
     "harness.report": {"harness.events", "harness.telemetry", "harness.report", "harness.runtime"},
     "fakes": {
         "fakes",

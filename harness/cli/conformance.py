@@ -14,6 +14,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from harness.cli.bounds import (
     MAX_CONFORMANCE_INPUT_TOKENS,
@@ -37,6 +38,7 @@ from harness.conformance import (
     to_json_text,
     write_atomically,
 )
+from harness.progress import tracker
 from harness.providers import PROVIDER_KINDS
 
 EXIT_UNWRITTEN = 1
@@ -84,9 +86,11 @@ def conformance(
         min=0.001,
         help=f"Give up on a request after this many seconds ({DEFAULT_REQUEST_TIMEOUT_S:g}).",
     ),
-    quiet: bool = typer.Option(False, help="Do not print a line per request on stderr."),
     json_path: Path | None = typer.Option(None, "--json", help="Write the report as JSON."),
     md_path: Path | None = typer.Option(None, "--markdown", help="Write the report as Markdown."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar, status or line per request on stderr."
+    ),
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     err, out = Console(stderr=True), Console()
@@ -119,12 +123,18 @@ def conformance(
     out.print(f"conformance: {provider} at {base_url}, model {model}", markup=False, soft_wrap=True)
     line = budget_line(run.budget, run.request_timeout_s)
     out.print(line, markup=False, highlight=False, soft_wrap=True)
+    shown = tracker("requests", run.budget.max_requests, quiet=quiet)  # the budget's bound
 
     def progress(text: str) -> None:
-        err.print(f"  {text}", markup=False, highlight=False, soft_wrap=True)
+        # Each request in words (what is sent, what came back): an endpoint that never
+        # answers shows which request it is waiting on. Escaped: endpoint text is not markup.
+        shown.note(escape(f"  {text}"))
 
     try:
-        report = asyncio.run(run_conformance(run, progress=None if quiet else progress))
+        with shown:
+            report = asyncio.run(
+                run_conformance(run, progress=None if quiet else progress, on_request=shown.advance)
+            )
     except (ConformanceConfigError, EndpointUnusable) as error:
         raise _fail(err, str(error)) from None
     out.print(table(report))

@@ -37,6 +37,7 @@ from harness.load import (
 )
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_WINDOW
+from harness.progress import tracker
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
@@ -90,7 +91,7 @@ def _run_asyncio(
         err.print(f"metrics: {telemetry.metrics_server.url}", highlight=False)
     run_options = RunOptions(
         observers=telemetry.observers,
-        console=None if quiet else err,
+        progress=tracker("sessions", plan.sessions, quiet=quiet),
         metrics=metrics,
         notes=notes,
     )
@@ -149,7 +150,7 @@ def load(
     write_plan_path: Path | None = typer.Option(
         None, "--write-plan", help="Write the Locust plan for remote workers, then exit."
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
@@ -188,6 +189,7 @@ def load(
                 LocustOptions(workers=workers, processes=processes),
                 serve_metrics_port=serve_metrics,
                 notes=notes,
+                progress=tracker("sessions", plan.sessions, quiet=quiet),
             )
         else:
             telemetry_options = TelemetryOptions(

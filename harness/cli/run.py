@@ -15,6 +15,7 @@ from rich.console import Console
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
+from harness.progress import tracker
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
@@ -62,6 +63,7 @@ def register(app: typer.Typer) -> None:
             help="Wall-clock seconds one scenario may run; past it, its verdict is TIMEOUT"
             " and the others still run.",
         ),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
@@ -93,24 +95,24 @@ def register(app: typer.Typer) -> None:
             if hold_metrics > 0:
                 err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
         outcomes: list[Outcome] = []
+        shown = tracker("scenarios", len(loaded), quiet=quiet)
 
         def progress(outcome: Outcome) -> None:
             outcomes.append(outcome)
-            style = "green" if outcome.passed else "bold red"
-            err.print(
-                f"[{len(outcomes)}/{len(loaded)}] [{style}]{outcome.verdict}[/] "
-                f"{outcome.scenario_id} ({outcome.duration_s:.2f}s)",
-                highlight=False,
-            )
+            if not outcome.passed:  # a failure is named at once; passes only count
+                shown.note(f"[bold red]{outcome.verdict}[/] {outcome.scenario_id}")
+            failed = sum(not o.passed for o in outcomes)
+            shown.advance(detail=f"{failed} failed" if failed else "")
 
         try:
-            run_suite(
-                loaded,
-                observers=telemetry.observers,
-                transcript_dir=transcript,
-                progress=progress,
-                timeout_s=scenario_timeout,
-            )
+            with shown:
+                run_suite(
+                    loaded,
+                    observers=telemetry.observers,
+                    transcript_dir=transcript,
+                    progress=progress,
+                    timeout_s=scenario_timeout,
+                )
             telemetry.hold()  # --hold-metrics: only after a run that completed
         finally:
             telemetry.shutdown()

@@ -1,8 +1,9 @@
 """``trimscope scenarios schema`` and ``trimscope scenarios index``: the generated files of
-the scenario library.
+the scenario library; ``trimscope scenarios export``: a copy of the bundled library to edit.
 
 Exit codes: 0 written (or, with ``--check``, up to date); 1 ``--check`` found the file
-stale; 2 a scenario file is invalid or the README lacks its markers.
+stale; 2 a scenario file is invalid, the README lacks its markers, or an export would
+overwrite a file.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import typer
 from rich.console import Console
 
 from harness.cli.paths import check_outputs
-from harness.cli.validate import DEFAULT_LIBRARY, EXIT_INVALID
+from harness.cli.validate import EXIT_INVALID
+from harness.scenarios.bundled import ExportError, export_library, scenario_library
 from harness.scenarios.library import rule_index, schema_json, with_rule_index
 from harness.scenarios.loader import ScenarioError, load_all
 
@@ -65,7 +67,9 @@ def schema(
 
 @scenarios_app.command("index")
 def index(
-    library: Path = typer.Argument(DEFAULT_LIBRARY, help="The scenario folder."),
+    library: Path | None = typer.Argument(
+        None, help="The scenario folder (default: the bundled library)."
+    ),
     readme: Path | None = typer.Option(
         None, "--readme", help="The README to update (default: LIBRARY/README.md)."
     ),
@@ -73,6 +77,7 @@ def index(
 ) -> None:
     """Write the rule -> scenario index into the README, between its markers."""
     console = Console(stderr=True)
+    library = library or scenario_library()
     target = readme or library / "README.md"
     if not check:
         check_outputs({"--readme": target}, {})
@@ -83,6 +88,24 @@ def index(
     except ScenarioError as error:
         raise _invalid(error, console) from error
     _stale_or_write(target, updated, check, console)
+
+
+@scenarios_app.command("export")
+def export(
+    target: Path = typer.Argument(..., help="Folder to copy the library into (created)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite files that exist."),
+) -> None:
+    """Copy the bundled scenario library (scenarios, README, JSON Schema) into TARGET."""
+    console = Console(stderr=True)
+    try:
+        written = export_library(target, overwrite=force)
+    except ExportError as error:
+        console.print(f"[bold red]{error}[/]", highlight=False)
+        raise typer.Exit(EXIT_INVALID) from error
+    except OSError as error:  # the folder cannot be made or a file written
+        console.print(f"[bold red]cannot export to {target}: {error}[/]", highlight=False)
+        raise typer.Exit(EXIT_FAILED) from error
+    console.print(f"copied {len(written)} file(s) to {target}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

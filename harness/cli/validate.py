@@ -15,13 +15,15 @@ from typing import Final
 import typer
 from rich.console import Console
 
+from harness.scenarios.bundled import scenario_library
 from harness.scenarios.limits import DEFAULT_LIMITS, LIMIT_NAMES, Limits, parse_limit
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
 
 EXIT_INVALID: Final = 2
-DEFAULT_LIBRARY: Final = Path("scenarios")
 
-PATHS = typer.Argument(None, help="Scenario files or folders (default: scenarios/).")
+PATHS = typer.Argument(
+    None, help="Scenario files or folders (default: the bundled scenario library)."
+)
 LIMIT = typer.Option(
     None,
     "--limit",
@@ -44,7 +46,7 @@ def load_paths(
     paths: list[Path] | None, console: Console, limits: Limits = DEFAULT_LIMITS
 ) -> list[LoadedScenario]:
     """The scenarios under ``paths`` (default: the library), or exit 2 listing every problem."""
-    targets = paths or [DEFAULT_LIBRARY]
+    targets = paths or [scenario_library()]
     try:
         return load_all(targets, limits)
     except ScenarioError as error:

@@ -16,6 +16,7 @@ endpoint whose tokenizer counts more than the estimate makes later requests stop
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -75,8 +76,10 @@ class Ledger:
     """What has been spent against one ``ProbeBudget``; not thread-safe (one run, one
     event loop)."""
 
-    def __init__(self, budget: ProbeBudget) -> None:
+    def __init__(self, budget: ProbeBudget, on_admit: Callable[[], None] | None = None) -> None:
         self.budget = budget
+        self._on_admit = on_admit
+        """Told of each admitted request (the command's progress)."""
         self.requests = 0
         self.input_tokens = 0
         """Charged: estimates, raised to the reported count where that was larger."""
@@ -101,6 +104,8 @@ class Ledger:
         self.requests += 1
         self.input_tokens += tokens
         self.estimated_tokens += tokens
+        if self._on_admit is not None:
+            self._on_admit()
 
     def settle(self, estimate: int, reported: int | None) -> None:
         """After a reply: charge the reported input where it exceeds the estimate."""

@@ -13,7 +13,7 @@ import asyncio
 import math
 import os
 import urllib.parse
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -215,12 +215,14 @@ async def run_conformance(
     sleep: Sleep = asyncio.sleep,
     observers: Sequence[Observer] = (),
     progress: Progress | None = None,
+    on_request: Callable[[], None] | None = None,
 ) -> ConformanceReport:
     """Probe the endpoint within ``plan.budget`` and judge it.
 
     Raises ``EndpointUnusable`` when the small request gets no answer (each request waits
     at most ``plan.request_timeout_s``). ``observers`` see the recovery session's events
-    (transcripts, spans); ``progress`` is told about each request as it goes.
+    (transcripts, spans); ``progress`` is told about each request as it goes, in words;
+    ``on_request`` is called for each request the budget admits (the progress bar).
     """
     options = plan.options
     redact = Redactor(plan.api_key)
@@ -235,7 +237,7 @@ async def run_conformance(
             api_key=plan.api_key,
             classifier=Classifier.EXTENDED,
         )
-        client = MeteredClient(inner, Ledger(plan.budget), redact, progress)
+        client = MeteredClient(inner, Ledger(plan.budget, on_request), redact, progress)
         prober = Prober(client, options.model, sleep)
         findings = await _probe_all(prober, plan, sleep, observers)
     return _report(plan, findings, client, redact)

@@ -23,17 +23,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
+from harness.load import metrics as m
 from harness.load.fake import ServerStats
 from harness.load.launcher_summary import locust_summary
 from harness.load.server import FakeServers
 from harness.load.summary import LoadSummary
 from harness.load.template import LoadPlan, write_plan
 from harness.load.worker import PLAN_ENV
+from harness.progress import Tracker
 from harness.telemetry import multiprocess_registry, reset_multiprocess_dir, serve_metrics
 from harness.telemetry.exposition import LOOPBACK, MULTIPROC_DIR_ENV
 
@@ -42,6 +44,8 @@ LOCUSTFILE: Final = Path(__file__).with_name("locustfile.py")
 STARTUP_GRACE_S: Final = 60.0
 """Time allowed on top of the run for Locust's processes to start and report."""
 STOP_TIMEOUT_S: Final = 10
+TICK_S: Final = 1.0
+"""How often the progress of a Locust run reads the workers' session counts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +114,29 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         process.wait(STOP_TIMEOUT_S)
 
 
-def _wait(processes: Sequence[subprocess.Popen[bytes]], deadline: float) -> None:
+def _wait(
+    processes: Sequence[subprocess.Popen[bytes]],
+    deadline: float,
+    tick: Callable[[], None] | None = None,
+) -> None:
+    """Wait for each process until ``deadline``, then kill it; ``tick`` every ``TICK_S``."""
     for process in processes:
-        try:
-            process.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                process.wait(max(0.1, min(left, TICK_S) if tick else left))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    _kill_group(process)
+                    break
+                if tick is not None:
+                    tick()
+
+
+def sessions_ended(multiproc: Path) -> int:
+    """Sessions every worker has ended so far, read from their metric files."""
+    return sum(m.by_labels(multiprocess_registry(multiproc), m.SESSIONS).values())
 
 
 def run_locust(
@@ -125,9 +146,11 @@ def run_locust(
     *,
     serve_metrics_port: int | None = None,
     notes: Sequence[str] = (),
+    progress: Tracker | None = None,
 ) -> LoadSummary:
     """Run ``plan`` under Locust (see the module docstring) and summarise it.
-    ``serve_metrics_port``: serve the live aggregate of every worker on 127.0.0.1."""
+    ``serve_metrics_port``: serve the live aggregate of every worker on 127.0.0.1.
+    ``progress`` advances as the workers end sessions (read every ``TICK_S``)."""
     if options.workers < 1:
         raise ValueError("Locust mode needs at least one worker")
     with tempfile.TemporaryDirectory(prefix="trimscope-locust-") as scratch:
@@ -138,14 +161,16 @@ def run_locust(
         if serve_metrics_port is not None:
             metrics = serve_metrics(multiprocess_registry(multiproc), serve_metrics_port)
         try:
-            summary = _run(plan, options, folder, multiproc)
+            summary = _run(plan, options, folder, multiproc, progress or Tracker())
         finally:
             if metrics is not None:
                 metrics.close()
         return replace(summary, notes=[*notes, *summary.notes])
 
 
-def _run(plan: LoadPlan, options: LocustOptions, folder: Path, multiproc: Path) -> LoadSummary:
+def _run(
+    plan: LoadPlan, options: LocustOptions, folder: Path, multiproc: Path, progress: Tracker
+) -> LoadSummary:
     server_plan = folder / "plan.json"
     write_plan(plan, server_plan)
     with FakeServers(server_plan, [p.ref for p in plan.template.providers], folder) as servers:
@@ -155,7 +180,8 @@ def _run(plan: LoadPlan, options: LocustOptions, folder: Path, multiproc: Path) 
         write_plan(shared, locust_plan)
         began = time.monotonic()
         host = next(iter(urls.values()))
-        _run_processes(shared, options, folder, locust_plan, multiproc, host)
+        with progress:
+            _run_processes(shared, options, folder, locust_plan, multiproc, host, progress)
         elapsed = time.monotonic() - began
         stats = servers.stop()
     return _summarise(shared, options, folder, multiproc, elapsed, stats)
@@ -168,6 +194,7 @@ def _run_processes(
     plan_file: Path,
     multiproc: Path,
     host: str,
+    progress: Tracker,
 ) -> None:
     env = {**os.environ, PLAN_ENV: str(plan_file), MULTIPROC_DIR_ENV: str(multiproc)}
     port = free_port()
@@ -185,7 +212,16 @@ def _run_processes(
         try:
             if not options.processes:
                 started += [start(worker_command(plan, port)) for _ in range(options.workers)]
-            _wait(started[:1], deadline)
+            counted = 0
+
+            def tick() -> None:
+                nonlocal counted
+                now = sessions_ended(multiproc)
+                progress.advance(now - counted)
+                counted = now
+
+            _wait(started[:1], deadline, tick)
+            tick()
             _wait(started[1:], time.monotonic() + STOP_TIMEOUT_S * 2)
         finally:
             for process in started:  # interrupted, or a worker outlived its master

@@ -14,20 +14,10 @@ import itertools
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import httpx
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
@@ -37,6 +27,7 @@ from harness.load.session import Samples, SessionFactory, SessionOutcome, http_c
 from harness.load.summary import LoadSummary, Quantiles, rate, trim_rows
 from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, write_plan
+from harness.progress import Tracker
 from harness.providers.canonical import decoded_row
 
 STOP_GRACE_S = 5.0
@@ -46,8 +37,8 @@ STOP_GRACE_S = 5.0
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     observers: Sequence[Observer] = ()
-    console: Console | None = None
-    """Where the progress bar goes; ``None``: no progress bar."""
+    progress: Tracker = field(default_factory=Tracker)
+    """Advanced once per session ended (default: shows nothing)."""
     metrics: LoadMetrics | None = None
     transport: httpx.AsyncBaseTransport | None = None
     """The shared client's transport (default: ``ShardedTransport(concurrency)``)."""
@@ -61,33 +52,6 @@ class _Progress:
     started: int = 0
     completed: int = 0
     interrupted: int = 0
-
-
-class _Bar:
-    """The rich progress bar, or nothing."""
-
-    def __init__(self, console: Console | None, total: int, tally: LoadTally) -> None:
-        self._tally = tally
-        self._progress: Progress | None = None
-        self._task: TaskID | None = None
-        if console is not None:
-            self._progress = Progress(
-                TextColumn("[bold]sessions"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[calls]:,} calls"),
-                TimeElapsedColumn(),
-                console=console,
-                transient=False,
-            )
-            self._task = self._progress.add_task("load", total=total, calls=0)
-
-    def context(self) -> AbstractContextManager[object]:
-        return self._progress if self._progress is not None else nullcontext()
-
-    def advance(self) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, advance=1, calls=self._tally.provider_calls)
 
 
 def forget_cached_rows() -> None:
@@ -116,7 +80,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     samples = Samples()
     metrics = options.metrics
     counts = _Progress()
-    bar = _Bar(options.console, plan.sessions, tally)
+    shown = options.progress
     async with http_client(plan.concurrency, plan.http_timeout_s, options.transport) as http:
         factory = SessionFactory(
             plan.template,
@@ -139,7 +103,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             counts.interrupted += not done
             if metrics is not None:
                 metrics.session_ended(completed=done)
-            bar.advance()
+            shown.advance(detail=f"{tally.provider_calls:,} calls")
 
         async def worker(slot: int) -> None:
             while (index := next(indices)) < plan.sessions and time.monotonic() < deadline:
@@ -150,7 +114,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
                 finally:
                     ended(outcome)
 
-        with bar.context():
+        with shown:
             workers = [asyncio.create_task(worker(slot)) for slot in range(plan.concurrency)]
             _, pending = await asyncio.wait(workers, timeout=plan.duration_s + STOP_GRACE_S)
             for task in pending:

@@ -47,6 +47,7 @@ def test_the_cli_writes_the_committed_files(tmp_path: Path) -> None:
     runner = CliRunner()
     rules = tmp_path / "alerts.yml"
     build = ["dashboards", "build", "--out", str(tmp_path), "--alerts", str(rules)]
+    build += ["--provisioning", str(tmp_path / "provisioning")]
     result = runner.invoke(app, build)
     assert result.exit_code == 0, result.output
     for name, text in render_all().items():

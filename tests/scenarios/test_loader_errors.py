@@ -124,7 +124,8 @@ def test_console_script_reports_typo_and_wrong_type(
     write(tmp_path / "scenarios", "bad.yaml", text)
     for command in ("validate", "run"):
         result = console_script(
-            [command, "--transcript", "t"][: 1 if command == "validate" else 3], tmp_path
+            [command, "scenarios", "--transcript", "t"][: 2 if command == "validate" else 4],
+            tmp_path,
         )
         assert result.exit_code == EXIT_INVALID, result.stderr
         assert f"scenarios/bad.yaml:{problem}" in result.stderr
