@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from harness.atomic import write_text_atomic
 from harness.telemetry import names as n
 
 GROUP: Final = "trimscope"
@@ -207,8 +208,7 @@ def render_alerts(alerts: Sequence[Alert] = ALERTS) -> str:
 
 
 def write_alerts(path: Path = DEFAULT_ALERTS) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_alerts(), encoding="utf-8")
+    write_text_atomic(path, render_alerts())
     return path
 
 

@@ -14,6 +14,7 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from dashboards import conformance, overview
+from harness.atomic import write_text_atomic
 
 DASHBOARDS: Final[dict[str, Callable[[], Dashboard]]] = {
     f"{overview.UID}.json": overview.build,
@@ -40,7 +41,7 @@ def write_all(out: Path = DEFAULT_OUT) -> list[Path]:
     written = []
     for name, text in render_all().items():
         path = out / name
-        path.write_text(text, encoding="utf-8")
+        write_text_atomic(path, text)
         written.append(path)
     return written
 

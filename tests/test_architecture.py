@@ -18,10 +18,14 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 # package (path prefix, dotted) -> allowed non-stdlib top-level imports / project packages
 RULES: dict[str, set[str]] = {
     "harness.runtime": {"harness.runtime"},
+    # Stdlib-only helpers every package that writes outputs or stops on signals may use.
+    "harness.atomic": {"harness.atomic"},
+    "harness.interrupt": {"harness.interrupt"},
     "harness.events": {"harness.runtime", "harness.events"},
     "harness.providers": {"harness.runtime", "harness.providers", "httpx", "orjson"},
     "harness.agent": {"harness.runtime", "harness.events", "harness.providers", "harness.agent"},
     "harness.telemetry": {
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.telemetry",
@@ -29,6 +33,8 @@ RULES: dict[str, set[str]] = {
         "prometheus_client",
     },
     "harness.scenarios": {
+        "harness.interrupt",
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -43,6 +49,7 @@ RULES: dict[str, set[str]] = {
         "rich",
     },
     "harness.conformance": {
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -55,6 +62,8 @@ RULES: dict[str, set[str]] = {
         "rich",
     },
     "harness.load": {
+        "harness.interrupt",
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -69,7 +78,13 @@ RULES: dict[str, set[str]] = {
         "pydantic",
         "prometheus_client",
     },
-    "harness.report": {"harness.events", "harness.telemetry", "harness.report", "harness.runtime"},
+    "harness.report": {
+        "harness.atomic",
+        "harness.events",
+        "harness.telemetry",
+        "harness.report",
+        "harness.runtime",
+    },
     "fakes": {
         "fakes",
         "starlette",
@@ -82,7 +97,13 @@ RULES: dict[str, set[str]] = {
         "pydantic_core",
         "yaml",
     },
-    "dashboards": {"dashboards", "harness.telemetry.names", "grafana_foundation_sdk", "yaml"},
+    "dashboards": {
+        "dashboards",
+        "harness.atomic",
+        "harness.telemetry.names",
+        "grafana_foundation_sdk",
+        "yaml",
+    },
 }
 # Composition roots may import everything.
 ROOTS = ("harness.cli", "harness.pytest_plugin")

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.atomic import write_text_atomic
 from harness.cli.run import DEFAULT_LIBRARY, EXIT_FAILED, EXIT_INVALID, EXIT_OK
 from harness.scenarios.library import rule_index, schema_json, with_rule_index
 from harness.scenarios.loader import ScenarioError, load_all
@@ -31,8 +32,7 @@ def _stale_or_write(path: Path, text: str, check: bool, console: Console) -> Non
     if check:
         console.print(f"[bold red]{path} is stale[/]: regenerate it with trimscope scenarios")
         raise typer.Exit(EXIT_FAILED)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_text_atomic(path, text)
     console.print(f"wrote {path}", highlight=False)
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 
 from fakes import serve_forever
+from harness.atomic import write_text_atomic
 from harness.load.fake import ServerStats, build_load_fake
 from harness.load.template import read_plan
 
@@ -51,9 +52,7 @@ def cpu_seconds() -> float:
 
 
 def _write_json(path: Path, value: object) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(value, indent=2), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(value, indent=2))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

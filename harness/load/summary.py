@@ -8,8 +8,6 @@ file (``--json FILE``) is ``dataclasses.asdict`` of the record, written atomical
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harness.atomic import write_text_atomic
 from harness.load.fake import ServerStats
 from harness.load.tally import percentile
 
@@ -106,16 +105,7 @@ def rate(count: int, seconds: float) -> float:
 
 def write_json(summary: LoadSummary, path: Path) -> None:
     """Write ``summary`` to ``path`` atomically (a temporary file in the folder, renamed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(asdict(summary), out, indent=2, sort_keys=False)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, json.dumps(asdict(summary), indent=2, sort_keys=False) + "\n")
 
 
 def _fmt(value: float | None, unit: str = "") -> str:

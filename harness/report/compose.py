@@ -8,12 +8,11 @@ target is left as it was.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.atomic import write_text_atomic
 from harness.report.model import Session, Totals, sessions_of, totals_of
 from harness.report.page import render
 from harness.report.parse import TranscriptFile, read_all
@@ -46,21 +45,8 @@ def build(paths: Sequence[Path], *, strict: bool = False) -> Report:
 
 
 def write_atomic(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` through a temporary file and a rename."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write ``text`` to ``target`` through ``harness.atomic`` (temporary file, rename)."""
+    write_text_atomic(target, text)
 
 
 def write_report(paths: Sequence[Path], target: Path, *, strict: bool = False) -> Report:

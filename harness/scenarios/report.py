@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harness.atomic import atomic_write
 from harness.scenarios.expect import run_counts
 from harness.scenarios.runner import ScenarioRun
 
@@ -97,7 +98,6 @@ def write_junit(path: Path, outcomes: Sequence[Outcome]) -> None:
         elif o.failures:
             failure = ET.SubElement(case, "failure", message=o.failures[0].splitlines()[0])
             failure.text = "\n\n".join(o.failures)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    ET.ElementTree(suite).write(partial, encoding="utf-8", xml_declaration=True)
-    partial.replace(path)
+    atomic_write(
+        path, lambda out: ET.ElementTree(suite).write(out, encoding="utf-8", xml_declaration=True)
+    )

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, start_http_server, write_to_textfile
+from prometheus_client import CollectorRegistry, generate_latest, start_http_server
 from prometheus_client import multiprocess as _multiprocess
+
+from harness.atomic import write_bytes_atomic
 
 LOOPBACK = "127.0.0.1"
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -54,8 +56,7 @@ def serve_metrics(registry: CollectorRegistry, port: int) -> MetricsServer:
 
 def write_metrics(registry: CollectorRegistry, path: Path) -> None:
     """Write the Prometheus text exposition of ``registry`` to ``path`` atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_to_textfile(str(path), registry)
+    write_bytes_atomic(path, generate_latest(registry))
 
 
 def multiprocess_enabled(environ: dict[str, str] | None = None) -> bool:
