@@ -1,21 +1,30 @@
 """``trimscope run`` and ``trimscope validate``: the main job.
 
 Exit codes: 0 every scenario passed; 1 a scenario failed or crashed; 2 a scenario file or
-option is invalid (nothing was run).
+option is invalid (nothing was run); 130 / 143 SIGINT / SIGTERM stopped the run, and every
+output says so (``harness.interrupt``).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
+from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import run_suite, select
-from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_telemetry
+from harness.telemetry.setup import (
+    MAX_HOLD_METRICS_S,
+    Telemetry,
+    TelemetryOptions,
+    build_telemetry,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 150
@@ -33,6 +42,55 @@ def _load(paths: list[Path] | None, console: Console) -> list[LoadedScenario]:
             console.print(problem, markup=False, highlight=False, soft_wrap=True)
         console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
         raise typer.Exit(EXIT_INVALID) from error
+
+
+def _execute(
+    loaded: list[LoadedScenario],
+    telemetry: Telemetry,
+    transcript: Path | None,
+    junit_xml: Path | None,
+    err: Console,
+) -> tuple[list[Outcome], str | None]:
+    """Run the suite with SIGINT and SIGTERM routed to an orderly stop, then write the
+    outputs (marked when a signal stopped the run); the outcomes and that signal's name."""
+    outcomes: list[Outcome] = []
+    stop = StopRequest()
+
+    def progress(outcome: Outcome) -> None:
+        outcomes.append(outcome)
+        style = "green" if outcome.passed else "bold red"
+        err.print(
+            f"[{len(outcomes)}/{len(loaded)}] [{style}]{outcome.verdict}[/] "
+            f"{outcome.scenario_id} ({outcome.duration_s:.2f}s)",
+            highlight=False,
+        )
+
+    interrupted: str | None = None
+    with stop_on_signals(stop):
+        try:
+            run_suite(
+                loaded,
+                observers=telemetry.observers,
+                transcript_dir=transcript,
+                progress=progress,
+                stop=stop,
+            )
+            interrupted = stop.name
+            if interrupted is None:  # --hold-metrics: only after a run that completed
+                held = threading.Event()
+                with stop.on_request(held.set):
+                    telemetry.hold(held)
+        finally:
+            # A signal after the suite ended (while holding or writing) interrupts nothing.
+            interrupted = interrupted or stop.name
+            if interrupted is not None:
+                err.print(f"[bold yellow]interrupted by {interrupted}[/]: writing outputs")
+                telemetry.mark_interrupted(interrupted)
+            telemetry.shutdown()
+            if junit_xml is not None:
+                not_run = [(i.path, i.scenario.id) for i in loaded[len(outcomes) :]]
+                write_junit(junit_xml, outcomes, not_run=not_run, interrupted=interrupted)
+    return outcomes, interrupted
 
 
 def register(app: typer.Typer) -> None:
@@ -89,32 +147,13 @@ def register(app: typer.Typer) -> None:
             err.print(f"metrics: {telemetry.metrics_server.url}")
             if hold_metrics > 0:
                 err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
-        outcomes: list[Outcome] = []
-
-        def progress(outcome: Outcome) -> None:
-            outcomes.append(outcome)
-            style = "green" if outcome.passed else "bold red"
-            err.print(
-                f"[{len(outcomes)}/{len(loaded)}] [{style}]{outcome.verdict}[/] "
-                f"{outcome.scenario_id} ({outcome.duration_s:.2f}s)",
-                highlight=False,
-            )
-
-        try:
-            run_suite(
-                loaded,
-                observers=telemetry.observers,
-                transcript_dir=transcript,
-                progress=progress,
-            )
-            telemetry.hold()  # --hold-metrics: only after a run that completed
-        finally:
-            telemetry.shutdown()
-            if junit_xml is not None:
-                write_junit(junit_xml, outcomes)
+        outcomes, interrupted = _execute(loaded, telemetry, transcript, junit_xml, err)
         # Piped output (CI logs, files) gets room for whole scenario ids in the table.
         console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
         print_failures(console, outcomes)
-        console.print(summary_table(outcomes))
+        not_run_count = len(loaded) - len(outcomes)
+        console.print(summary_table(outcomes, interrupted=interrupted, not_run=not_run_count))
+        if interrupted is not None:
+            raise typer.Exit(SIGNAL_EXIT_BASE + signal.Signals[interrupted])
         failed = sum(not o.passed for o in outcomes)
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)

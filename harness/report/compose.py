@@ -26,12 +26,25 @@ class Report:
 
     @property
     def notes(self) -> list[str]:
-        """Skipped torn last lines, one note each."""
-        return [
+        """Skipped torn last lines, runs stopped before recording anything, incomplete
+        sessions left out of the totals: one note each."""
+        notes = [
             f"{f.path}:{f.torn_line}: incomplete last line skipped (the run stopped mid-write)"
             for f in self.files
             if f.torn_line is not None
         ]
+        notes += [
+            f"{f.path}: interrupted by {mark.signal} before any event was recorded"
+            for f in self.files
+            for mark in f.interruptions
+            if mark.session_id is None
+        ]
+        if self.totals.incomplete_sessions:
+            notes.append(
+                f"{self.totals.incomplete_sessions} incomplete session(s) (interrupted, or a"
+                " turn never finished) are shown but not counted in the totals"
+            )
+        return notes
 
     def html(self) -> str:
         return render(self.sessions, self.totals, notes=self.notes)
@@ -40,7 +53,9 @@ class Report:
 def build(paths: Sequence[Path], *, strict: bool = False) -> Report:
     """Read every transcript (``ReportInputError`` on the first bad line) and tally them."""
     files = read_all(paths, strict=strict)
-    sessions = [session for f in files for session in sessions_of(f.path, f.events)]
+    sessions = [
+        session for f in files for session in sessions_of(f.path, f.events, f.interruptions)
+    ]
     return Report(tuple(files), tuple(sessions), totals_of(sessions, files=len(files)))
 
 

@@ -3,6 +3,11 @@
 Each scenario gets its own transcript file when a transcript folder is given; shared
 observers (spans, metrics) see every scenario. A scenario that crashes is reported as an
 error and the suite goes on: nothing already recorded is lost.
+
+With a ``StopRequest`` (``trimscope run`` passes one routed from SIGINT and SIGTERM), a stop
+cancels the scenario in flight: its transcript ends with an ``interrupted`` line, its
+outcome says ``INTERRUPTED``, and no later scenario starts. The outcomes of the scenarios
+that finished are returned as they were.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from harness.events import Observer
+from harness.interrupt import StopRequest
 from harness.scenarios.expect import check
 from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome
@@ -39,7 +45,10 @@ def select(loaded: Sequence[LoadedScenario], pattern: str | None) -> list[Loaded
 
 
 async def run_one(
-    item: LoadedScenario, observers: Sequence[Observer], transcript_dir: Path | None
+    item: LoadedScenario,
+    observers: Sequence[Observer],
+    transcript_dir: Path | None,
+    stop: StopRequest | None = None,
 ) -> Outcome:
     extra: list[Observer] = list(observers)
     writer = None
@@ -49,18 +58,32 @@ async def run_one(
         writer = TranscriptWriter(target)
         extra.append(writer)
     started = time.perf_counter()
+    interrupted: str | None = None
     try:
         run = await run_scenario(item.scenario, extra)
         failures = tuple(check(run))
         crashed = None
     except Exception:
         run, failures, crashed = None, (), traceback.format_exc()
+    except asyncio.CancelledError:
+        if stop is None or stop.name is None:
+            raise  # not ours: whoever cancelled the suite handles it
+        run, failures, crashed, interrupted = None, (), None, stop.name
+        if writer is not None:
+            writer.mark_interrupted(interrupted)
     finally:
         if writer is not None:
             writer.close()
     duration = time.perf_counter() - started
     return Outcome(
-        item.path, item.scenario.id, item.scenario.title, run, failures, duration, crashed
+        item.path,
+        item.scenario.id,
+        item.scenario.title,
+        run,
+        failures,
+        duration,
+        crashed,
+        interrupted,
     )
 
 
@@ -70,14 +93,48 @@ def run_suite(
     observers: Sequence[Observer] = (),
     transcript_dir: Path | None = None,
     progress: Progress | None = None,
+    stop: StopRequest | None = None,
 ) -> list[Outcome]:
+    """Every scenario in order, or those before a stop and the one it interrupted."""
+    stop = stop or StopRequest()
+
     async def main() -> list[Outcome]:
-        outcomes = []
+        loop = asyncio.get_running_loop()
+        outcomes: list[Outcome] = []
         for item in loaded:
-            outcome = await run_one(item, observers, transcript_dir)
+            if stop.requested:
+                break
+            # Each scenario is a task of its own, so a stop cancels that scenario and not
+            # the suite, which still collects what finished.
+            current = asyncio.create_task(run_one(item, observers, transcript_dir, stop))
+            with stop.on_request(_canceller(loop, current)):
+                outcome = await _settled(current, item, stop)
             outcomes.append(outcome)
             if progress is not None:
                 progress(outcome)
         return outcomes
 
     return asyncio.run(main())
+
+
+def _canceller(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Outcome]) -> Callable[[], None]:
+    """Cancel ``task`` from a signal handler: through the loop's self-pipe, thread-safe."""
+
+    def cancel() -> None:
+        loop.call_soon_threadsafe(task.cancel)
+
+    return cancel
+
+
+async def _settled(
+    current: asyncio.Task[Outcome], item: LoadedScenario, stop: StopRequest
+) -> Outcome:
+    """The scenario's outcome; an interrupted one when the stop cancelled the task before
+    its first step (``run_one`` never ran to catch it)."""
+    try:
+        return await current
+    except asyncio.CancelledError:
+        if stop.name is None or not current.cancelled():
+            raise
+        scenario = item.scenario
+        return Outcome(item.path, scenario.id, scenario.title, None, (), 0.0, None, stop.name)

@@ -42,7 +42,12 @@ from prometheus_client import CollectorRegistry
 from harness.events import Observer
 from harness.telemetry import names as n
 from harness.telemetry.exporters import JsonLinesSpanExporter
-from harness.telemetry.exposition import MetricsServer, serve_metrics, write_metrics
+from harness.telemetry.exposition import (
+    MetricsServer,
+    mark_interrupted,
+    serve_metrics,
+    write_metrics,
+)
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver
 from harness.telemetry.transcript import TranscriptWriter
@@ -82,14 +87,21 @@ class Telemetry:
     transcript: TranscriptWriter | None = None
     hold_metrics_s: float = 0.0
 
-    def hold(self) -> None:
+    def hold(self, until: threading.Event | None = None) -> None:
         """After a completed run: count what is still pending, then keep serving for
-        ``hold_metrics_s`` (Ctrl-C ends the wait early). Nothing without a server."""
+        ``hold_metrics_s`` (Ctrl-C, or ``until`` set, ends the wait early). Nothing
+        without a server."""
         if self.metrics_server is None or self.hold_metrics_s <= 0:
             return
         if self.prometheus is not None:
             self.prometheus.close()
-        hold_metrics(self.hold_metrics_s)
+        hold_metrics(self.hold_metrics_s, until)
+
+    def mark_interrupted(self, signal: str) -> None:
+        """Say in the metrics (served and ``--metrics-out``) that ``signal`` stopped the run;
+        call before ``shutdown``."""
+        if self.registry is not None:
+            mark_interrupted(self.registry, signal)
 
 
 def build_resource() -> Resource:
@@ -175,11 +187,12 @@ def _check_hold(options: TelemetryOptions) -> None:
         raise ValueError("hold_metrics_s needs serve_metrics_port: there is nothing to hold")
 
 
-def hold_metrics(seconds: float) -> None:
+def hold_metrics(seconds: float, until: threading.Event | None = None) -> None:
     """Wait ``seconds`` while the metrics server (its own thread) keeps serving; Ctrl-C
-    (SIGINT) ends the wait early and shutdown goes on."""
+    (SIGINT, when it raises ``KeyboardInterrupt``) or ``until`` being set (a stop routed by
+    ``harness.interrupt``) ends the wait early and shutdown goes on."""
     with contextlib.suppress(KeyboardInterrupt):
-        threading.Event().wait(seconds)
+        (until or threading.Event()).wait(seconds)
 
 
 def _once(steps: list[Callable[[], None]]) -> Callable[[], None]:
