@@ -104,3 +104,24 @@ def assert_nothing_left(running: Running, settle_s: float = 5.0) -> None:
         time.sleep(0.1)
     assert left == [], f"processes survived the run: {left}"
     assert sorted(p.name for p in running.tmpdir.iterdir()) == []
+
+
+def wait_for_process(running: Running, contains: str, timeout: float) -> int:
+    """The pid of a process of the run whose command line contains ``contains``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                environ = (entry / "environ").read_bytes()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if contains in cmdline and str(running.tmpdir).encode() in environ:
+                return int(entry.name)
+        if running.process.poll() is not None:
+            break
+        time.sleep(0.1)
+    running.process.kill()
+    raise AssertionError(f"no process running {contains!r} within {timeout}s")

@@ -28,8 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
+from harness.interrupt import StopRequest
 from harness.load.fake import ServerStats
 from harness.load.launcher_summary import locust_summary
+from harness.load.runner import interrupted
 from harness.load.server import FakeServers
 from harness.load.summary import LoadSummary
 from harness.load.template import LoadPlan, write_plan
@@ -42,6 +44,8 @@ LOCUSTFILE: Final = Path(__file__).with_name("locustfile.py")
 STARTUP_GRACE_S: Final = 60.0
 """Time allowed on top of the run for Locust's processes to start and report."""
 STOP_TIMEOUT_S: Final = 10
+POLL_S: Final = 0.2
+"""How often waits on Locust's processes look at the stop request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +114,29 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         process.wait(STOP_TIMEOUT_S)
 
 
-def _wait(processes: Sequence[subprocess.Popen[bytes]], deadline: float) -> None:
+def _wait(processes: Sequence[subprocess.Popen[bytes]], deadline: float, stop: StopRequest) -> None:
+    """Wait for each process until ``deadline`` (then kill its group) or until ``stop`` is
+    requested (then return at once: the caller stops them in order)."""
     for process in processes:
-        try:
+        while process.poll() is None and not stop.requested:
+            if time.monotonic() >= deadline:
+                _kill_group(process)
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(POLL_S)
+
+
+def _terminate(processes: Sequence[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each process group (Locust's master then stops its workers and writes its
+    stats; workers fire ``quitting``), a bounded wait, then SIGKILL to what is left."""
+    for process in processes:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
 
 
 def run_locust(
@@ -125,9 +146,12 @@ def run_locust(
     *,
     serve_metrics_port: int | None = None,
     notes: Sequence[str] = (),
+    stop: StopRequest | None = None,
 ) -> LoadSummary:
     """Run ``plan`` under Locust (see the module docstring) and summarise it.
-    ``serve_metrics_port``: serve the live aggregate of every worker on 127.0.0.1."""
+    ``serve_metrics_port``: serve the live aggregate of every worker on 127.0.0.1.
+    ``stop``: when requested, Locust is stopped in order (SIGTERM to the master, which
+    stops its workers and writes its stats) and what ran is summarised, marked."""
     if options.workers < 1:
         raise ValueError("Locust mode needs at least one worker")
     with tempfile.TemporaryDirectory(prefix="trimscope-locust-") as scratch:
@@ -138,27 +162,30 @@ def run_locust(
         if serve_metrics_port is not None:
             metrics = serve_metrics(multiprocess_registry(multiproc), serve_metrics_port)
         try:
-            summary = _run(plan, options, folder, multiproc)
+            summary = _run(plan, options, folder, multiproc, stop or StopRequest())
         finally:
             if metrics is not None:
                 metrics.close()
         return replace(summary, notes=[*notes, *summary.notes])
 
 
-def _run(plan: LoadPlan, options: LocustOptions, folder: Path, multiproc: Path) -> LoadSummary:
+def _run(
+    plan: LoadPlan, options: LocustOptions, folder: Path, multiproc: Path, stop: StopRequest
+) -> LoadSummary:
     server_plan = folder / "plan.json"
     write_plan(plan, server_plan)
     with FakeServers(server_plan, [p.ref for p in plan.template.providers], folder) as servers:
-        urls = servers.start()
+        urls = servers.start(stop=stop)
         shared = plan.with_base_urls(urls).per_process(options.workers)
         locust_plan = folder / "locust-plan.json"
         write_plan(shared, locust_plan)
         began = time.monotonic()
         host = next(iter(urls.values()))
-        _run_processes(shared, options, folder, locust_plan, multiproc, host)
+        _run_processes(shared, options, folder, locust_plan, multiproc, host, stop)
         elapsed = time.monotonic() - began
         stats = servers.stop()
-    return _summarise(shared, options, folder, multiproc, elapsed, stats)
+    summary = _summarise(shared, options, folder, multiproc, elapsed, stats)
+    return interrupted(summary, stop.name) if stop.name is not None else summary
 
 
 def _run_processes(
@@ -168,6 +195,7 @@ def _run_processes(
     plan_file: Path,
     multiproc: Path,
     host: str,
+    stop: StopRequest,
 ) -> None:
     env = {**os.environ, PLAN_ENV: str(plan_file), MULTIPROC_DIR_ENV: str(multiproc)}
     port = free_port()
@@ -185,8 +213,11 @@ def _run_processes(
         try:
             if not options.processes:
                 started += [start(worker_command(plan, port)) for _ in range(options.workers)]
-            _wait(started[:1], deadline)
-            _wait(started[1:], time.monotonic() + STOP_TIMEOUT_S * 2)
+            _wait(started[:1], deadline, stop)
+            _wait(started[1:], time.monotonic() + STOP_TIMEOUT_S * 2, stop)
+            if stop.requested:  # the master first: it stops its workers and collects
+                _terminate(started[:1])
+                _terminate(started[1:])
         finally:
             for process in started:  # interrupted, or a worker outlived its master
                 _kill_group(process)

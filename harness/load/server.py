@@ -9,6 +9,11 @@ the harness's event loop never waits behind the server's. The fake is uvicorn on
 prints its base URL on stdout once it accepts connections, and on SIGTERM or SIGINT stops,
 then writes ``ServerStats`` as JSON to FILE (atomically). ``FakeServerProcess`` starts and
 stops one such process from the harness, bounded in time.
+
+Each server runs in a process group of its own: Ctrl-C in a terminal signals the whole
+foreground group, and a server stopped by it at once would fail the calls still in flight
+before the harness has stopped its sessions in order. The harness stops it (SIGTERM) when
+its sessions are done, interrupted or not.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from types import TracebackType
 
 from fakes import serve_forever
 from harness.atomic import write_text_atomic
+from harness.interrupt import StopRequest
 from harness.load.fake import ServerStats, build_load_fake
 from harness.load.template import read_plan
 
@@ -89,22 +95,36 @@ class FakeServerProcess:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
-    def start(self, timeout: float = START_TIMEOUT_S) -> str:
+    def start(self, timeout: float = START_TIMEOUT_S, stop: StopRequest | None = None) -> str:
+        """Start the process and wait for its URL; ``Interrupted`` when ``stop`` is
+        requested meanwhile (the process is killed first)."""
         command = [sys.executable, "-m", "harness.load.server", str(self.plan_file)]
         command += ["--ref", self.ref, "--stats", str(self.stats_file)]
         with self.log_file.open("w", encoding="utf-8") as log:
             self._process = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log, text=True, env=_server_env()
+                command,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                env=_server_env(),
+                process_group=0,  # see the module docstring
             )
-        self.url = self._read_url(timeout)
+        self.url = self._read_url(timeout, stop)
         return self.url
 
-    def _read_url(self, timeout: float) -> str:
+    def exit_code(self) -> int | None:
+        """The exit status once the process has exited (without being stopped), else None."""
+        return self._process.poll() if self._process is not None else None
+
+    def _read_url(self, timeout: float, stop: StopRequest | None) -> str:
         process = self._process
         assert process is not None
         assert process.stdout is not None
         deadline = time.monotonic() + timeout
         while (remaining := deadline - time.monotonic()) > 0:
+            if stop is not None and stop.requested:
+                self.kill()
+                stop.raise_if_requested()
             readable, _, _ = select.select([process.stdout], [], [], min(remaining, 0.5))
             if readable:
                 line = process.stdout.readline().strip()
@@ -157,12 +177,16 @@ class FakeServers:
         self.stats: list[ServerStats] = []
         self._stopped = False
 
-    def start(self) -> Mapping[str, str]:
+    def start(self, stop: StopRequest | None = None) -> Mapping[str, str]:
         try:
-            return {p.ref: p.start() for p in self.processes}
+            return {p.ref: p.start(stop=stop) for p in self.processes}
         except BaseException:
             self.stop()
             raise
+
+    def exited(self) -> list[tuple[str, int]]:
+        """(ref, exit status) of each process that has exited on its own so far."""
+        return [(p.ref, code) for p in self.processes if (code := p.exit_code()) is not None]
 
     def stop(self) -> list[ServerStats]:
         """Stop every process (once); the stats of those that reported."""
