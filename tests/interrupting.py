@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,18 +30,28 @@ class Running:
     stderr: list[str]
 
 
-def start(args: Sequence[str | Path], tmp_path: Path, **env: str) -> Running:
-    """``trimscope ARGS`` with stderr piped (read it with ``wait_for``) and a private TMPDIR."""
+def start(
+    args: Sequence[str | Path],
+    tmp_path: Path,
+    *,
+    command: Sequence[str] | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Running:
+    """``trimscope ARGS`` (or ``command``) with stdout and stderr piped (read stderr with
+    ``wait_for``) and a private TMPDIR under ``tmp_path``."""
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir(parents=True)
-    environ = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    environ |= {"TMPDIR": str(tmpdir), "COLUMNS": "200", **env}
+    environ = dict(os.environ if env is None else env)
+    environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    environ |= {"TMPDIR": str(tmpdir), "COLUMNS": "200"}
     process = subprocess.Popen(
-        [str(TRIMSCOPE), *map(str, args)],
+        list(command) if command is not None else [str(TRIMSCOPE), *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=environ,
+        cwd=cwd,
     )
     return Running(process, tmpdir, [])
 

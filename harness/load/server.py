@@ -13,7 +13,9 @@ stops one such process from the harness, bounded in time.
 Each server runs in a process group of its own: Ctrl-C in a terminal signals the whole
 foreground group, and a server stopped by it at once would fail the calls still in flight
 before the harness has stopped its sessions in order. The harness stops it (SIGTERM) when
-its sessions are done, interrupted or not.
+its sessions are done, interrupted or not. Should the harness die without stopping it
+(SIGKILL), the server notices that its parent is gone (``ORPHAN_CHECK_S``) and stops
+itself, so no server outlives its run.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -41,6 +44,8 @@ from harness.load.template import read_plan
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0
+ORPHAN_CHECK_S = 1.0
+"""How often a fake-server process checks that the process that started it still lives."""
 
 
 class ServerStartError(RuntimeError):
@@ -73,10 +78,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     def ready(url: str) -> None:
         print(url, flush=True)
 
+    parent = os.getppid()
+    threading.Thread(target=_stop_when_orphaned, args=(parent,), daemon=True).start()
+
     serve_forever(fake, on_ready=ready)
     stats = ServerStats.from_fake(args.ref, fake, cpu_seconds(), peak_rss_mb())
     _write_json(args.stats, asdict(stats))
     return 0
+
+
+def _stop_when_orphaned(parent: int) -> None:
+    """SIGTERM to this process (the same orderly stop as from the harness) once its parent
+    has died: the process is then re-parented, and ``getppid`` changes."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_S)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 class FakeServerProcess:

@@ -91,3 +91,16 @@ def test_the_failure_threshold_is_an_option(tmp_path: Path) -> None:
     summary = json.loads(out.read_text(encoding="utf-8"))
     assert [d["ref"] for d in summary["server_deaths"]] == ["openai.load"]
     assert_nothing_left(running)
+
+
+def test_a_fake_server_outlives_no_harness_killed_without_warning(tmp_path: Path) -> None:
+    """SIGKILL leaves the harness no chance to stop its server: the server stops itself."""
+    running = start(ENDLESS, tmp_path)
+    server = wait_for_process(running, SERVER, timeout=60)
+    time.sleep(3.0)  # serving: its URL is read (a server killed before it prints dies of EPIPE)
+    running.process.kill()
+    finish(running)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert survivors(running.tmpdir) == []
