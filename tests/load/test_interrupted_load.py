@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.load import metrics as m
+from harness.telemetry import multiprocess_registry
+from harness.telemetry import names as n
 from tests.interrupting import (
     EXIT_FOR,
     assert_nothing_left,
@@ -104,3 +107,38 @@ def test_a_fake_server_outlives_no_harness_killed_without_warning(tmp_path: Path
     while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert survivors(running.tmpdir) == []
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stopped_locust_run_is_summarised_and_leaves_nothing(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    out = tmp_path / "load.json"
+    args = ["load", "--locust", "--workers", "1", "--sessions", "100000", "--concurrency", "3"]
+    running = start([*args, "--turns", "2", "--duration", "120", "--json", out], tmp_path)
+    wait_for_process(running, "--worker", timeout=60)
+    _wait_for_completed_sessions(running.tmpdir, timeout=60)
+    running.process.send_signal(signum)
+    code, stdout, stderr = finish(running, timeout=90)
+    assert code == EXIT_FOR[signum], stdout + stderr
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    assert summary["mode"] == "locust"
+    assert summary["interrupted"] is True
+    assert summary["interrupted_by"] == signum.name
+    assert summary["sessions_completed"] > 0  # aggregated from the worker's metrics files
+    assert summary["elapsed_s"] < 60  # stopped, not run to its duration
+    assert_nothing_left(running)
+
+
+def _wait_for_completed_sessions(tmpdir: Path, timeout: float) -> None:
+    """Until the workers' metrics (the run's multiprocess folder) count a completed session:
+    Locust's processes take seconds to start on a busy machine."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for folder in tmpdir.glob("trimscope-locust-*/prometheus"):
+            counts = m.by_labels(multiprocess_registry(folder), m.SESSIONS, n.LABEL_OUTCOME)
+            if counts.get(("completed",), 0) > 0:
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"no session completed within {timeout}s")
