@@ -22,6 +22,8 @@ the trace id of the span that recorded each event as an exemplar.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,7 +43,11 @@ from prometheus_client import CollectorRegistry
 
 from harness.events import Observer
 from harness.telemetry import names as n
-from harness.telemetry.exporters import JsonLinesSpanExporter
+from harness.telemetry.exporters import (
+    OTLP_EXPORT_TIMEOUT_S,
+    GuardedExporter,
+    JsonLinesSpanExporter,
+)
 from harness.telemetry.exposition import (
     MetricsServer,
     mark_interrupted,
@@ -69,6 +75,7 @@ class TelemetryOptions:
     multiprocess: bool = False
     clock_to_ns: Callable[[float], int] | None = None
     sampler: Sampler | None = None  # None: the SDK's, from ``OTEL_TRACES_SAMPLER``
+    warn: Callable[[str], None] | None = None  # exporter problems (default: one stderr line)
 
 
 @dataclass(slots=True)
@@ -121,8 +128,25 @@ def build_tracer_provider(options: TelemetryOptions) -> TracerProvider | None:
     for exporter in exporters:
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     if options.otlp:
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        provider.add_span_processor(BatchSpanProcessor(otlp_exporter(options.warn)))
     return provider
+
+
+def otlp_exporter(warn: Callable[[str], None] | None = None) -> GuardedExporter:
+    """The OTLP/HTTP exporter the standard variables configure, bounded in time
+    (``OTLP_EXPORT_TIMEOUT_S`` unless a timeout variable is set) and guarded: an
+    unreachable collector is reported once (``warn``, default stderr), never retried at
+    the run's expense."""
+    timeout_set = any(os.environ.get(name) for name in _OTLP_TIMEOUT_VARIABLES)
+    inner = OTLPSpanExporter(timeout=None if timeout_set else OTLP_EXPORT_TIMEOUT_S)
+    return GuardedExporter(inner, target=inner._endpoint, warn=warn or _to_stderr)
+
+
+_OTLP_TIMEOUT_VARIABLES: Final = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
+
+
+def _to_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def build_telemetry(options: TelemetryOptions) -> Telemetry:
