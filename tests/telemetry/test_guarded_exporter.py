@@ -72,10 +72,12 @@ def _guard(inner: Flaky, clock: Clock, warned: list[str]) -> GuardedExporter:
 
 
 def test_one_line_names_the_target_and_the_system_error() -> None:
-    warned: list[str] = []
-    guard = _guard(Flaky(), Clock(), warned)
-    for _ in range(5):
+    inner, clock, warned = Flaky(), Clock(), []
+    guard = _guard(inner, clock, warned)
+    for _ in range(5):  # each after the wait: tried, and failed, five times
         assert guard.export([]) is SpanExportResult.FAILURE
+        clock.now += 31
+    assert inner.calls == 5
     assert warned == [
         "OTLP: cannot export spans to http://collector:4318/v1/traces: [Errno 111] Connection"
         " refused; spans are dropped (tried again every 30 s), the run goes on"
