@@ -97,13 +97,7 @@ RULES: dict[str, set[str]] = {
         "pydantic_core",
         "yaml",
     },
-    "dashboards": {
-        "dashboards",
-        "harness.atomic",
-        "harness.telemetry.names",
-        "grafana_foundation_sdk",
-        "yaml",
-    },
+    "dashboards": {"dashboards", "harness.telemetry.names", "grafana_foundation_sdk", "yaml"},
 }
 # Composition roots may import everything.
 ROOTS = ("harness.cli", "harness.pytest_plugin")

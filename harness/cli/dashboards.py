@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from harness.atomic import write_text_atomic
+
 DEFAULT_OUT = Path("dashboards/json")
 DEFAULT_ALERTS = Path("dashboards/alerts.yml")
 
@@ -42,7 +44,7 @@ def register(app: typer.Typer) -> None:
             for path in outdated:
                 typer.echo(f"stale: {path}", err=True)
             raise typer.Exit(1 if outdated else 0)
-        for path in [*write_all(out), write_alerts(alerts)]:
+        for path in [*write_all(out, write_text_atomic), write_alerts(alerts, write_text_atomic)]:
             typer.echo(str(path))
 
     app.add_typer(group, name="dashboards")

@@ -66,6 +66,7 @@ def _execute(
         )
 
     interrupted: str | None = None
+    suite_ended = False
     with stop_on_signals(stop):
         try:
             run_suite(
@@ -75,14 +76,17 @@ def _execute(
                 progress=progress,
                 stop=stop,
             )
+            suite_ended = True
             interrupted = stop.name
             if interrupted is None:  # --hold-metrics: only after a run that completed
                 held = threading.Event()
                 with stop.on_request(held.set):
                     telemetry.hold(held)
         finally:
-            # A signal after the suite ended (while holding or writing) interrupts nothing.
-            interrupted = interrupted or stop.name
+            # A signal after the suite ended (while holding or writing) interrupts nothing:
+            # it only ends --hold-metrics early.
+            if not suite_ended:
+                interrupted = stop.name
             if interrupted is not None:
                 err.print(f"[bold yellow]interrupted by {interrupted}[/]: writing outputs")
                 telemetry.mark_interrupted(interrupted)
