@@ -3,19 +3,24 @@ finished is summarised and marked, and nothing is left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from harness.load import metrics as m
+from harness.load.launcher import free_port
 from harness.telemetry import multiprocess_registry
 from harness.telemetry import names as n
 from tests.interrupting import (
     EXIT_FOR,
+    Running,
     assert_nothing_left,
     finish,
     start,
@@ -26,6 +31,28 @@ from tests.interrupting import (
 SERVER = "harness.load.server"
 # More sessions than can run in the test's time: only a signal or a death stops it early.
 ENDLESS = ["load", "--sessions", "100000", "--concurrency", "4", "--turns", "3"]
+COMPLETED = re.compile(r'^trimscope_load_sessions_total\{outcome="completed"\} (\S+)$', re.M)
+
+
+def _endless(tmp_path: Path, *extra: str | Path) -> tuple[Running, int]:
+    """An endless load run serving its metrics on a free port (to watch it from outside)."""
+    port = free_port()
+    running = start([*ENDLESS, "--serve-metrics", str(port), *extra], tmp_path)
+    return running, port
+
+
+def _wait_for_sessions(running: Running, port: int, timeout: float = 90) -> None:
+    """Until the run's own metrics count a completed session: the fake server is up and
+    sessions run (a busy machine can take many seconds to get there)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and running.process.poll() is None:
+        with contextlib.suppress(httpx.HTTPError):
+            text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).text
+            if (found := COMPLETED.search(text)) and float(found[1]) > 0:
+                return
+        time.sleep(0.2)
+    running.process.kill()
+    raise AssertionError(f"no session completed within {timeout}s")
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -33,9 +60,8 @@ def test_a_stopped_load_run_is_summarised_and_marked(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
     out = tmp_path / "out" / "load.json"
-    running = start([*ENDLESS, "--latency-ms", "10", "--json", out], tmp_path)
-    wait_for_process(running, SERVER, timeout=60)
-    time.sleep(2.0)  # sessions are running against it
+    running, port = _endless(tmp_path, "--latency-ms", "10", "--json", out)
+    _wait_for_sessions(running, port)
     assert survivors(running.tmpdir)  # the check below can see a child: there is one now
     running.process.send_signal(signum)
     code, stdout, stderr = finish(running)
@@ -61,9 +87,9 @@ def test_a_stopped_load_run_is_summarised_and_marked(
 
 def test_a_fake_server_that_dies_is_named_and_the_failures_fail_the_run(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
-    running = start([*ENDLESS, "--duration", "6", "--json", out], tmp_path)
+    running, port = _endless(tmp_path, "--duration", "6", "--json", out)
     server = wait_for_process(running, SERVER, timeout=60)
-    time.sleep(1.5)
+    _wait_for_sessions(running, port)
     os.kill(server, signal.SIGKILL)
     code, stdout, stderr = finish(running)
     assert code == 1, stdout + stderr
@@ -83,11 +109,9 @@ def test_a_fake_server_that_dies_is_named_and_the_failures_fail_the_run(tmp_path
 def test_the_failure_threshold_is_an_option(tmp_path: Path) -> None:
     """The same death under ``--max-failed-calls 1``: reported, and not a failed run."""
     out = tmp_path / "load.json"
-    running = start(
-        [*ENDLESS, "--duration", "4", "--max-failed-calls", "1", "--json", out], tmp_path
-    )
+    running, port = _endless(tmp_path, "--duration", "4", "--max-failed-calls", "1", "--json", out)
     server = wait_for_process(running, SERVER, timeout=60)
-    time.sleep(1.5)  # it serves by now (it announces its URL within about a second)
+    _wait_for_sessions(running, port)
     os.kill(server, signal.SIGKILL)
     code, stdout, stderr = finish(running)
     assert code == 0, stdout + stderr
@@ -98,9 +122,9 @@ def test_the_failure_threshold_is_an_option(tmp_path: Path) -> None:
 
 def test_a_fake_server_outlives_no_harness_killed_without_warning(tmp_path: Path) -> None:
     """SIGKILL leaves the harness no chance to stop its server: the server stops itself."""
-    running = start(ENDLESS, tmp_path)
+    running, port = _endless(tmp_path)
     server = wait_for_process(running, SERVER, timeout=60)
-    time.sleep(3.0)  # serving: its URL is read (a server killed before it prints dies of EPIPE)
+    _wait_for_sessions(running, port)  # serving (killed before it prints its URL, it dies of EPIPE)
     running.process.kill()
     finish(running)
     deadline = time.monotonic() + 10
