@@ -30,11 +30,12 @@ from typing import Final
 
 from harness.interrupt import StopRequest
 from harness.load.fake import ServerStats
-from harness.load.launcher_summary import locust_summary
+from harness.load.launcher_summary import failed_so_far, locust_summary
 from harness.load.runner import interrupted
 from harness.load.server import FakeServers
 from harness.load.summary import LoadSummary
 from harness.load.template import LoadPlan, write_plan
+from harness.load.watch import ServerWatch
 from harness.load.worker import PLAN_ENV
 from harness.telemetry import multiprocess_registry, reset_multiprocess_dir, serve_metrics
 from harness.telemetry.exposition import LOOPBACK, MULTIPROC_DIR_ENV
@@ -114,9 +115,15 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         process.wait(STOP_TIMEOUT_S)
 
 
-def _wait(processes: Sequence[subprocess.Popen[bytes]], deadline: float, stop: StopRequest) -> None:
+def _wait(
+    processes: Sequence[subprocess.Popen[bytes]],
+    deadline: float,
+    stop: StopRequest,
+    watch: ServerWatch,
+) -> None:
     """Wait for each process until ``deadline`` (then kill its group) or until ``stop`` is
-    requested (then return at once: the caller stops them in order)."""
+    requested (then return at once: the caller stops them in order); the fake servers are
+    looked at on the way."""
     for process in processes:
         while process.poll() is None and not stop.requested:
             if time.monotonic() >= deadline:
@@ -124,6 +131,7 @@ def _wait(processes: Sequence[subprocess.Popen[bytes]], deadline: float, stop: S
                 break
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(POLL_S)
+            watch.check()
 
 
 def _terminate(processes: Sequence[subprocess.Popen[bytes]]) -> None:
@@ -181,10 +189,14 @@ def _run(
         write_plan(shared, locust_plan)
         began = time.monotonic()
         host = next(iter(urls.values()))
-        _run_processes(shared, options, folder, locust_plan, multiproc, host, stop)
+        aggregate = multiprocess_registry(multiproc)
+        watch = ServerWatch(servers, began, lambda: failed_so_far(aggregate))
+        _run_processes(shared, options, folder, locust_plan, multiproc, host, stop, watch)
         elapsed = time.monotonic() - began
+        watch.check()
         stats = servers.stop()
     summary = _summarise(shared, options, folder, multiproc, elapsed, stats)
+    summary = replace(summary, server_deaths=watch.deaths(summary.failed_calls))
     return interrupted(summary, stop.name) if stop.name is not None else summary
 
 
@@ -196,6 +208,7 @@ def _run_processes(
     multiproc: Path,
     host: str,
     stop: StopRequest,
+    watch: ServerWatch,
 ) -> None:
     env = {**os.environ, PLAN_ENV: str(plan_file), MULTIPROC_DIR_ENV: str(multiproc)}
     port = free_port()
@@ -213,8 +226,8 @@ def _run_processes(
         try:
             if not options.processes:
                 started += [start(worker_command(plan, port)) for _ in range(options.workers)]
-            _wait(started[:1], deadline, stop)
-            _wait(started[1:], time.monotonic() + STOP_TIMEOUT_S * 2, stop)
+            _wait(started[:1], deadline, stop, watch)
+            _wait(started[1:], time.monotonic() + STOP_TIMEOUT_S * 2, stop, watch)
             if stop.requested:  # the master first: it stops its workers and collects
                 _terminate(started[:1])
                 _terminate(started[1:])

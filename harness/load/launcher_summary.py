@@ -82,6 +82,11 @@ def _log_notes(log: str) -> list[str]:
     return [f"locust: {line}" for line in found[:5]]
 
 
+def failed_so_far(registry: CollectorRegistry) -> int:
+    """Failed provider calls the workers have counted so far (``FAILED_CALL_OUTCOMES``)."""
+    return failed_calls(_single(m.by_labels(registry, n.PROVIDER_CALLS.name, n.LABEL_OUTCOME)))
+
+
 def locust_summary(
     plan: LoadPlan,
     workers: int,

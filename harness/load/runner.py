@@ -43,19 +43,17 @@ from harness.load.session import Samples, SessionFactory, SessionOutcome, http_c
 from harness.load.summary import (
     LoadSummary,
     Quantiles,
-    ServerDeath,
     failed_calls,
     rate,
     trim_rows,
 )
 from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, write_plan
+from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
 from harness.providers.canonical import decoded_row
 
 STOP_GRACE_S = 5.0
 """How long turns running at the deadline may take to finish before they are cancelled."""
-WATCH_INTERVAL_S = 0.25
-"""How often the fake-server processes are checked for life while sessions run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +167,8 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
                 finally:
                     ended(outcome)
 
-        watch = _ServerWatch(options.servers, began, tally)
-        watcher = asyncio.create_task(watch.run())
+        watch = ServerWatch(options.servers, began, lambda: failed_calls(tally.calls))
+        watcher = asyncio.create_task(_watch(watch))
         with bar.context():
             results = await _run_workers(
                 [worker(slot) for slot in range(plan.concurrency)],
@@ -188,7 +186,13 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
     summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
-    return replace(summary, server_deaths=watch.deaths(tally))
+    return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
+
+
+async def _watch(watch: ServerWatch) -> None:
+    while True:
+        watch.check()
+        await asyncio.sleep(WATCH_INTERVAL_S)
 
 
 async def _run_workers(
@@ -208,41 +212,6 @@ async def _run_workers(
         for task in pending:
             task.cancel()
         return await asyncio.gather(*workers, return_exceptions=True)
-
-
-class _ServerWatch:
-    """Notices fake-server processes that exit during the run (``WATCH_INTERVAL_S``)."""
-
-    def __init__(self, servers: FakeServers | None, began: float, tally: LoadTally) -> None:
-        self._servers = servers
-        self._began = began
-        self._tally = tally
-        self._seen: dict[str, tuple[float, int, int]] = {}  # ref -> (after_s, code, failed)
-        # Failed calls when every server was last seen alive: the failures after a death
-        # are counted from there, not from when it was noticed up to WATCH_INTERVAL_S later.
-        self._failed_while_alive = 0
-
-    async def run(self) -> None:
-        while True:
-            self.check()
-            await asyncio.sleep(WATCH_INTERVAL_S)
-
-    def check(self) -> None:
-        if self._servers is None:
-            return
-        failed_now = failed_calls(self._tally.calls)
-        for ref, code in self._servers.exited():
-            if ref not in self._seen:
-                after_s = round(time.monotonic() - self._began, 3)
-                self._seen[ref] = (after_s, code, self._failed_while_alive)
-        self._failed_while_alive = failed_now
-
-    def deaths(self, tally: LoadTally) -> list[ServerDeath]:
-        total = failed_calls(tally.calls)
-        return [
-            ServerDeath(ref, after_s, code, total - failed_before)
-            for ref, (after_s, code, failed_before) in self._seen.items()
-        ]
 
 
 def nothing_ran(plan: LoadPlan, notes: Sequence[str], interrupted_by: str) -> LoadSummary:

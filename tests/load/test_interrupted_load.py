@@ -166,3 +166,22 @@ def _wait_for_completed_sessions(tmpdir: Path, timeout: float) -> None:
                 return
         time.sleep(0.2)
     raise AssertionError(f"no session completed within {timeout}s")
+
+
+@pytest.mark.integration
+def test_a_fake_server_that_dies_under_locust_is_named_too(tmp_path: Path) -> None:
+    out = tmp_path / "load.json"
+    args = ["load", "--locust", "--workers", "1", "--sessions", "100000", "--concurrency", "3"]
+    running = start([*args, "--turns", "2", "--duration", "10", "--json", out], tmp_path)
+    server = wait_for_process(running, SERVER, timeout=60)
+    wait_for_process(running, "--worker", timeout=60)
+    _wait_for_completed_sessions(running.tmpdir, timeout=60)
+    os.kill(server, signal.SIGKILL)
+    code, stdout, stderr = finish(running, timeout=120)
+    assert code == 1, stdout + stderr
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    (death,) = summary["server_deaths"]
+    assert (death["ref"], death["exit_code"]) == ("openai.load", -signal.SIGKILL)
+    assert death["failed_calls_after"] > 0
+    assert summary["failed_calls"] >= death["failed_calls_after"]
+    assert_nothing_left(running)
