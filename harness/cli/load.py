@@ -106,6 +106,8 @@ def _run_asyncio(
     try:
         return run_load(plan, run_options)
     finally:
+        if stop.name is not None:  # --serve-metrics says so too (trimscope_run_interrupted)
+            telemetry.mark_interrupted(stop.name)
         telemetry.shutdown()
 
 
