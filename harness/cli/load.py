@@ -213,8 +213,8 @@ def load(
         except ServerStartError as error:
             err.print(f"error: {error}", markup=False, highlight=False)
             raise typer.Exit(EXIT_FAILED) from error
-        except Interrupted:  # before any session started: an empty summary, still written
-            summary = nothing_ran(plan, notes, stop.name or "signal")
+        except Interrupted as stopped:  # before any session started: an empty summary
+            summary = nothing_ran(plan, notes, signal.Signals(stopped.signum).name)
         if stop.name is not None and not summary.interrupted:
             summary = interrupted(summary, stop.name)
         render(summary, Console())

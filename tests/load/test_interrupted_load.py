@@ -185,3 +185,22 @@ def test_a_fake_server_that_dies_under_locust_is_named_too(tmp_path: Path) -> No
     assert death["failed_calls_after"] > 0
     assert summary["failed_calls"] >= death["failed_calls_after"]
     assert_nothing_left(running)
+
+
+def test_a_signal_while_the_fake_server_starts_still_writes_a_marked_summary(
+    tmp_path: Path,
+) -> None:
+    """Signalled as soon as the server process exists (usually before it serves): the run
+    unwinds from wherever it was, and the contract holds either way."""
+    out = tmp_path / "load.json"
+    running = start([*ENDLESS, "--json", out], tmp_path)
+    wait_for_process(running, SERVER, timeout=60)
+    running.process.send_signal(signal.SIGTERM)
+    code, stdout, stderr = finish(running)
+    assert code == EXIT_FOR[signal.SIGTERM], stdout + stderr
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    assert (summary["interrupted"], summary["interrupted_by"]) == (True, "SIGTERM")
+    assert summary["sessions_started"] == (
+        summary["sessions_completed"] + summary["sessions_interrupted"]
+    )
+    assert_nothing_left(running)
