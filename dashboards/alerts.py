@@ -17,7 +17,7 @@ tunes them here and rebuilds.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -206,9 +206,15 @@ def render_alerts(alerts: Sequence[Alert] = ALERTS) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_alerts(path: Path = DEFAULT_ALERTS) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_alerts(), encoding="utf-8")
+def write_alerts(
+    path: Path = DEFAULT_ALERTS, write: Callable[[Path, str], None] | None = None
+) -> Path:
+    """Write the rule file; ``write`` (the CLI passes an atomic writer) or a plain write."""
+    if write is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_alerts(), encoding="utf-8")
+    else:
+        write(path, render_alerts())
     return path
 
 

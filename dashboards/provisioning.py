@@ -20,6 +20,7 @@ is deterministic and the package keeps to the standard library and the Grafana S
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -112,12 +113,19 @@ def render_provisioning() -> dict[str, str]:
     }
 
 
-def write_provisioning(out: Path = DEFAULT_PROVISIONING) -> list[Path]:
+def write_provisioning(
+    out: Path = DEFAULT_PROVISIONING, write: Callable[[Path, str], None] | None = None
+) -> list[Path]:
+    """Write the provisioning files under ``out``; ``write`` (the CLI passes an atomic
+    writer) or a plain write."""
     written = []
     for name, text in render_provisioning().items():
         path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if write is None:
+            path.write_text(text, encoding="utf-8")
+        else:
+            write(path, text)
         written.append(path)
     return written
 

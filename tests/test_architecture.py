@@ -18,10 +18,14 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 # package (path prefix, dotted) -> allowed non-stdlib top-level imports / project packages
 RULES: dict[str, set[str]] = {
     "harness.runtime": {"harness.runtime"},
+    # Stdlib-only helpers every package that writes outputs or stops on signals may use.
+    "harness.atomic": {"harness.atomic"},
+    "harness.interrupt": {"harness.interrupt"},
     "harness.events": {"harness.runtime", "harness.events"},
     "harness.providers": {"harness.runtime", "harness.providers", "httpx", "orjson"},
     "harness.agent": {"harness.runtime", "harness.events", "harness.providers", "harness.agent"},
     "harness.telemetry": {
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.telemetry",
@@ -29,6 +33,8 @@ RULES: dict[str, set[str]] = {
         "prometheus_client",
     },
     "harness.scenarios": {
+        "harness.interrupt",
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -43,6 +49,7 @@ RULES: dict[str, set[str]] = {
         "rich",
     },
     "harness.conformance": {
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -55,6 +62,8 @@ RULES: dict[str, set[str]] = {
         "rich",
     },
     "harness.load": {
+        "harness.interrupt",
+        "harness.atomic",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -71,7 +80,13 @@ RULES: dict[str, set[str]] = {
         "prometheus_client",
     },
     "harness.progress": {"harness.progress", "rich"},
-    "harness.report": {"harness.events", "harness.telemetry", "harness.report", "harness.runtime"},
+    "harness.report": {
+        "harness.atomic",
+        "harness.events",
+        "harness.telemetry",
+        "harness.report",
+        "harness.runtime",
+    },
     "fakes": {
         "fakes",
         "starlette",

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from harness.atomic import write_text_atomic
 from harness.cli.paths import check_outputs
 
 DEFAULT_OUT = Path("dashboards/json")
@@ -58,7 +59,11 @@ def register(app: typer.Typer) -> None:
             for path in outdated:
                 typer.echo(f"stale: {path}", err=True)
             raise typer.Exit(1 if outdated else 0)
-        written = [*write_all(out), write_alerts(alerts), *write_provisioning(provisioning)]
+        written = [
+            *write_all(out, write_text_atomic),
+            write_alerts(alerts, write_text_atomic),
+            *write_provisioning(provisioning, write_text_atomic),
+        ]
         for path in written:
             typer.echo(str(path))
 

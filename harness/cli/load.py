@@ -5,12 +5,16 @@ harness's CPU and the server's are measured apart. ``--locust`` runs the same se
 as Locust users (a master and ``--workers`` worker processes); ``--write-plan`` writes the
 plan remote Locust workers read (see the README, "Load testing").
 
-Exit codes: 0 the run finished and was summarised; 1 no session completed, or a fake server
-or Locust could not start; 2 an option or the scenario file is invalid (nothing ran).
+Exit codes: 0 the run finished and was summarised; 1 no session completed, more provider
+calls failed than ``--max-failed-calls`` allows, or a fake server or Locust could not
+start; 2 an option or the scenario file is invalid (nothing ran); 130 / 143 SIGINT /
+SIGTERM stopped the run: what finished is summarised (table and ``--json``), marked
+interrupted, and every child process and temporary folder is gone.
 """
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import typer
@@ -20,6 +24,7 @@ from rich.console import Console
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
+from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
     FAKE_FOR_KIND,
     LoadMetrics,
@@ -29,6 +34,8 @@ from harness.load import (
     RunOptions,
     SessionTemplate,
     default_template,
+    interrupted,
+    nothing_ran,
     render,
     run_load,
     run_locust,
@@ -43,6 +50,10 @@ from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 DEFAULT_TURNS = 10
+DEFAULT_MAX_FAILED_CALLS = 0.05
+"""The share of provider calls that may fail (5xx, timeouts, broken answers, refused
+connections: ``FAILED_CALL_OUTCOMES``) before the run exits 1: a few transient failures
+are measured; more mean the endpoint, not the harness, is what was measured."""
 MAX_SESSIONS, MAX_CONCURRENCY, MAX_TURNS, MAX_DURATION_S = 1_000_000, 2_000, 1_000, 86_400.0
 
 
@@ -84,6 +95,7 @@ def _run_asyncio(
     quiet: bool,
     notes: list[str],
     err: Console,
+    stop: StopRequest,
 ) -> LoadSummary:
     telemetry = build_telemetry(telemetry_options)  # nothing asked: nothing built
     metrics = LoadMetrics(telemetry.registry) if telemetry.registry is not None else None
@@ -94,10 +106,13 @@ def _run_asyncio(
         progress=tracker("sessions", plan.sessions, quiet=quiet),
         metrics=metrics,
         notes=notes,
+        stop=stop,
     )
     try:
         return run_load(plan, run_options)
     finally:
+        if stop.name is not None:  # --serve-metrics says so too (trimscope_run_interrupted)
+            telemetry.mark_interrupted(stop.name)
         telemetry.shutdown()
 
 
@@ -151,6 +166,14 @@ def load(
         None, "--write-plan", help="Write the Locust plan for remote workers, then exit."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
+    max_failed_calls: float = typer.Option(
+        DEFAULT_MAX_FAILED_CALLS,
+        "--max-failed-calls",
+        min=0.0,
+        max=1.0,
+        help="Share of provider calls (0-1) that may fail (5xx, timeouts, refused or broken"
+        " answers; not overflows or rate limits) before the run exits 1.",
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
@@ -182,30 +205,56 @@ def load(
         write_plan(plan.per_process(workers), write_plan_path)
         err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
         raise typer.Exit(EXIT_OK)
-    try:
-        if locust:
-            summary = run_locust(
-                plan,
-                LocustOptions(workers=workers, processes=processes),
-                serve_metrics_port=serve_metrics,
-                notes=notes,
-                progress=tracker("sessions", plan.sessions, quiet=quiet),
-            )
-        else:
-            telemetry_options = TelemetryOptions(
-                serve_metrics_port=serve_metrics,
-                otel_jsonl=otel_jsonl,
-                otlp=otlp,
-                sampler=trace_sampler(trace_sample),
-            )
-            summary = _run_asyncio(plan, telemetry_options, quiet, notes, err)
-    except ServerStartError as error:
-        err.print(f"error: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_FAILED) from error
-    render(summary, Console())
-    if json_path is not None:
-        write_json(summary, json_path)
-    raise typer.Exit(EXIT_OK if summary.sessions_completed else EXIT_FAILED)
+    stop = StopRequest()
+    with stop_on_signals(stop):
+        try:
+            if locust:
+                summary = run_locust(
+                    plan,
+                    LocustOptions(workers=workers, processes=processes),
+                    serve_metrics_port=serve_metrics,
+                    notes=notes,
+                    progress=tracker("sessions", plan.sessions, quiet=quiet),
+                    stop=stop,
+                )
+            else:
+                telemetry_options = TelemetryOptions(
+                    serve_metrics_port=serve_metrics,
+                    otel_jsonl=otel_jsonl,
+                    otlp=otlp,
+                    sampler=trace_sampler(trace_sample),
+                )
+                summary = _run_asyncio(plan, telemetry_options, quiet, notes, err, stop)
+        except ServerStartError as error:
+            err.print(f"error: {error}", markup=False, highlight=False)
+            raise typer.Exit(EXIT_FAILED) from error
+        except Interrupted as stopped:  # before any session started: an empty summary
+            summary = nothing_ran(plan, notes, signal.Signals(stopped.signum).name)
+        if stop.name is not None and not summary.interrupted:
+            summary = interrupted(summary, stop.name)
+        render(summary, Console())
+        if json_path is not None:
+            write_json(summary, json_path)
+    raise typer.Exit(_exit_code(summary, max_failed_calls, err))
+
+
+def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
+    """128 + signal when one stopped the run, else 1 for the failures the docstring names."""
+    if summary.interrupted_by is not None:
+        err.print(f"interrupted by {summary.interrupted_by}: what finished is summarised")
+        return SIGNAL_EXIT_BASE + signal.Signals[summary.interrupted_by]
+    if not summary.sessions_completed:
+        return EXIT_FAILED
+    if summary.failed_call_share > max_failed:
+        err.print(
+            f"error: {summary.failed_calls:,} of {summary.provider_calls:,} provider calls"
+            f" failed ({summary.failed_call_share:.1%}), more than --max-failed-calls"
+            f" {max_failed:.1%}",
+            markup=False,
+            highlight=False,
+        )
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 def register(app: typer.Typer) -> None:

@@ -1,12 +1,15 @@
 """``trimscope run``: the main job (``trimscope validate`` is in ``validate.py``).
 
 Exit codes: 0 every scenario passed; 1 a scenario failed or crashed; 2 a scenario file or
-option is invalid (nothing was run).
+option is invalid (nothing was run); 130 / 143 SIGINT / SIGTERM stopped the run, and every
+output says so (``harness.interrupt``).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import typer
@@ -15,15 +18,77 @@ from rich.console import Console
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
-from harness.progress import tracker
+from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
+from harness.progress import Tracker, tracker
+from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
-from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_telemetry
+from harness.telemetry.setup import (
+    MAX_HOLD_METRICS_S,
+    Telemetry,
+    TelemetryOptions,
+    build_telemetry,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 150
 MAX_SCENARIO_TIMEOUT_S = 86_400.0  # a day: asyncio's deadline arithmetic needs a finite bound
+
+
+def _execute(
+    loaded: list[LoadedScenario],
+    telemetry: Telemetry,
+    transcript: Path | None,
+    junit_xml: Path | None,
+    err: Console,
+    shown: Tracker,
+    timeout_s: float,
+) -> tuple[list[Outcome], str | None]:
+    """Run the suite with SIGINT and SIGTERM routed to an orderly stop, then write the
+    outputs (marked when a signal stopped the run); the outcomes and that signal's name."""
+    outcomes: list[Outcome] = []
+    stop = StopRequest()
+
+    def progress(outcome: Outcome) -> None:
+        outcomes.append(outcome)
+        if not outcome.passed:  # a failure is named at once; passes only count
+            shown.note(f"[bold red]{outcome.verdict}[/] {outcome.scenario_id}")
+        failed = sum(not o.passed for o in outcomes)
+        shown.advance(detail=f"{failed} failed" if failed else "")
+
+    interrupted: str | None = None
+    suite_ended = False
+    with stop_on_signals(stop):
+        try:
+            with shown:
+                run_suite(
+                    loaded,
+                    observers=telemetry.observers,
+                    transcript_dir=transcript,
+                    progress=progress,
+                    timeout_s=timeout_s,
+                    stop=stop,
+                )
+            suite_ended = True
+            interrupted = stop.name
+            if interrupted is None:  # --hold-metrics: only after a run that completed
+                held = threading.Event()
+                with stop.on_request(held.set):
+                    telemetry.hold(held)
+        finally:
+            # A signal after the suite ended (while holding or writing) interrupts nothing:
+            # it only ends --hold-metrics early.
+            if not suite_ended:
+                interrupted = stop.name
+            if interrupted is not None:
+                err.print(f"[bold yellow]interrupted by {interrupted}[/]: writing outputs")
+                telemetry.mark_interrupted(interrupted)
+            telemetry.shutdown()
+            if junit_xml is not None:
+                not_run = [(i.path, i.scenario.id) for i in loaded[len(outcomes) :]]
+                write_junit(junit_xml, outcomes, not_run=not_run, interrupted=interrupted)
+    return outcomes, interrupted
 
 
 def register(app: typer.Typer) -> None:
@@ -94,33 +159,16 @@ def register(app: typer.Typer) -> None:
             err.print(f"metrics: {telemetry.metrics_server.url}")
             if hold_metrics > 0:
                 err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
-        outcomes: list[Outcome] = []
         shown = tracker("scenarios", len(loaded), quiet=quiet)
-
-        def progress(outcome: Outcome) -> None:
-            outcomes.append(outcome)
-            if not outcome.passed:  # a failure is named at once; passes only count
-                shown.note(f"[bold red]{outcome.verdict}[/] {outcome.scenario_id}")
-            failed = sum(not o.passed for o in outcomes)
-            shown.advance(detail=f"{failed} failed" if failed else "")
-
-        try:
-            with shown:
-                run_suite(
-                    loaded,
-                    observers=telemetry.observers,
-                    transcript_dir=transcript,
-                    progress=progress,
-                    timeout_s=scenario_timeout,
-                )
-            telemetry.hold()  # --hold-metrics: only after a run that completed
-        finally:
-            telemetry.shutdown()
-            if junit_xml is not None:
-                write_junit(junit_xml, outcomes)
+        outcomes, interrupted = _execute(
+            loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout
+        )
         # Piped output (CI logs, files) gets room for whole scenario ids in the table.
         console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
         print_failures(console, outcomes)
-        console.print(summary_table(outcomes))
+        not_run_count = len(loaded) - len(outcomes)
+        console.print(summary_table(outcomes, interrupted=interrupted, not_run=not_run_count))
+        if interrupted is not None:
+            raise typer.Exit(SIGNAL_EXIT_BASE + signal.Signals[interrupted])
         failed = sum(not o.passed for o in outcomes)
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)

@@ -13,6 +13,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.atomic import write_text_atomic
 from harness.cli.paths import check_outputs
 from harness.cli.validate import EXIT_INVALID
 from harness.scenarios.bundled import ExportError, export_library, scenario_library
@@ -36,8 +37,7 @@ def _stale_or_write(path: Path, text: str, check: bool, console: Console) -> Non
     if check:
         console.print(f"[bold red]{path} is stale[/]: regenerate it with trimscope scenarios")
         raise typer.Exit(EXIT_FAILED)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_text_atomic(path, text)
     console.print(f"wrote {path}", highlight=False)
 
 

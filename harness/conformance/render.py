@@ -4,8 +4,6 @@ atomically (a reader never sees half a file)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Final
 
@@ -13,10 +11,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from harness.atomic import write_text_atomic
 from harness.conformance.budget import ProbeBudget
 from harness.conformance.report import ConformanceReport, Verdict
 
-REPORT_MODE: Final = 0o644
 _STYLE: Final = {
     Verdict.PASS: "green",
     Verdict.FAIL: "bold red",
@@ -168,16 +166,5 @@ def to_json_text(report: ConformanceReport) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write a sibling temporary file, flush it to disk, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, REPORT_MODE)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write ``text`` to ``path`` through ``harness.atomic`` (temporary file, fsync, rename)."""
+    write_text_atomic(path, text)

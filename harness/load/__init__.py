@@ -9,10 +9,17 @@ returns a ``LoadSummary``. ``run_locust`` runs the same sessions as Locust users
 from harness.load.fake import CountingLog, ServerStats, SessionScriptedFake, build_load_fake
 from harness.load.launcher import LOCUSTFILE, LocustOptions, run_locust
 from harness.load.metrics import LoadMetrics
-from harness.load.runner import RunOptions, run_load, run_sessions
+from harness.load.runner import RunOptions, interrupted, nothing_ran, run_load, run_sessions
 from harness.load.server import FakeServerProcess, FakeServers
 from harness.load.session import SessionFactory, Stopwatch, TimedClient
-from harness.load.summary import LoadSummary, Quantiles, TrimRow, render, write_json
+from harness.load.summary import (
+    LoadSummary,
+    Quantiles,
+    ServerDeath,
+    TrimRow,
+    render,
+    write_json,
+)
 from harness.load.tally import LoadTally
 from harness.load.template import (
     FAKE_FOR_KIND,
@@ -43,6 +50,7 @@ __all__ = [
     "Quantiles",
     "RouteTemplate",
     "RunOptions",
+    "ServerDeath",
     "ServerStats",
     "SessionFactory",
     "SessionScriptedFake",
@@ -53,6 +61,8 @@ __all__ = [
     "TrimRow",
     "build_load_fake",
     "default_template",
+    "interrupted",
+    "nothing_ran",
     "read_plan",
     "render",
     "run_load",

@@ -28,12 +28,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
+from harness.interrupt import StopRequest
 from harness.load import metrics as m
 from harness.load.fake import ServerStats
-from harness.load.launcher_summary import locust_summary
+from harness.load.launcher_summary import failed_so_far, locust_summary
+from harness.load.runner import interrupted
 from harness.load.server import FakeServers
 from harness.load.summary import LoadSummary
 from harness.load.template import LoadPlan, write_plan
+from harness.load.watch import ServerWatch
 from harness.load.worker import PLAN_ENV
 from harness.progress import Tracker
 from harness.telemetry import multiprocess_registry, reset_multiprocess_dir, serve_metrics
@@ -46,6 +49,8 @@ STARTUP_GRACE_S: Final = 60.0
 STOP_TIMEOUT_S: Final = 10
 TICK_S: Final = 1.0
 """How often the progress of a Locust run reads the workers' session counts."""
+POLL_S: Final = 0.2
+"""How often waits on Locust's processes look at the stop request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,26 +122,43 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 def _wait(
     processes: Sequence[subprocess.Popen[bytes]],
     deadline: float,
+    stop: StopRequest,
+    watch: ServerWatch,
     tick: Callable[[], None] | None = None,
 ) -> None:
-    """Wait for each process until ``deadline``, then kill it; ``tick`` every ``TICK_S``."""
+    """Wait for each process until ``deadline`` (then kill its group) or until ``stop`` is
+    requested (then return at once: the caller stops them in order); the fake servers are
+    looked at on the way, and ``tick`` is called every ``TICK_S`` (progress)."""
+    ticked = time.monotonic()
     for process in processes:
-        while True:
-            left = deadline - time.monotonic()
-            try:
-                process.wait(max(0.1, min(left, TICK_S) if tick else left))
+        while process.poll() is None and not stop.requested:
+            if time.monotonic() >= deadline:
+                _kill_group(process)
                 break
-            except subprocess.TimeoutExpired:
-                if time.monotonic() >= deadline:
-                    _kill_group(process)
-                    break
-                if tick is not None:
-                    tick()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(POLL_S)
+            watch.check()
+            if tick is not None and time.monotonic() - ticked >= TICK_S:
+                ticked = time.monotonic()
+                tick()
 
 
 def sessions_ended(multiproc: Path) -> int:
     """Sessions every worker has ended so far, read from their metric files."""
     return sum(m.by_labels(multiprocess_registry(multiproc), m.SESSIONS).values())
+
+
+def _terminate(processes: Sequence[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each process group (Locust's master then stops its workers and writes its
+    stats; workers fire ``quitting``), a bounded wait, then SIGKILL to what is left."""
+    for process in processes:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(max(0.1, deadline - time.monotonic()))
 
 
 def run_locust(
@@ -147,10 +169,13 @@ def run_locust(
     serve_metrics_port: int | None = None,
     notes: Sequence[str] = (),
     progress: Tracker | None = None,
+    stop: StopRequest | None = None,
 ) -> LoadSummary:
     """Run ``plan`` under Locust (see the module docstring) and summarise it.
     ``serve_metrics_port``: serve the live aggregate of every worker on 127.0.0.1.
-    ``progress`` advances as the workers end sessions (read every ``TICK_S``)."""
+    ``progress`` advances as the workers end sessions (read every ``TICK_S``).
+    ``stop``: when requested, Locust is stopped in order (SIGTERM to the master, which
+    stops its workers and writes its stats) and what ran is summarised, marked."""
     if options.workers < 1:
         raise ValueError("Locust mode needs at least one worker")
     with tempfile.TemporaryDirectory(prefix="trimscope-locust-") as scratch:
@@ -161,7 +186,9 @@ def run_locust(
         if serve_metrics_port is not None:
             metrics = serve_metrics(multiprocess_registry(multiproc), serve_metrics_port)
         try:
-            summary = _run(plan, options, folder, multiproc, progress or Tracker())
+            summary = _run(
+                plan, options, folder, multiproc, progress or Tracker(), stop or StopRequest()
+            )
         finally:
             if metrics is not None:
                 metrics.close()
@@ -169,22 +196,34 @@ def run_locust(
 
 
 def _run(
-    plan: LoadPlan, options: LocustOptions, folder: Path, multiproc: Path, progress: Tracker
+    plan: LoadPlan,
+    options: LocustOptions,
+    folder: Path,
+    multiproc: Path,
+    progress: Tracker,
+    stop: StopRequest,
 ) -> LoadSummary:
     server_plan = folder / "plan.json"
     write_plan(plan, server_plan)
     with FakeServers(server_plan, [p.ref for p in plan.template.providers], folder) as servers:
-        urls = servers.start()
+        urls = servers.start(stop=stop)
         shared = plan.with_base_urls(urls).per_process(options.workers)
         locust_plan = folder / "locust-plan.json"
         write_plan(shared, locust_plan)
         began = time.monotonic()
         host = next(iter(urls.values()))
+        aggregate = multiprocess_registry(multiproc)
+        watch = ServerWatch(servers, began, lambda: failed_so_far(aggregate))
         with progress:
-            _run_processes(shared, options, folder, locust_plan, multiproc, host, progress)
+            _run_processes(
+                shared, options, folder, locust_plan, multiproc, host, progress, stop, watch
+            )
         elapsed = time.monotonic() - began
+        watch.check()
         stats = servers.stop()
-    return _summarise(shared, options, folder, multiproc, elapsed, stats)
+    summary = _summarise(shared, options, folder, multiproc, elapsed, stats)
+    summary = replace(summary, server_deaths=watch.deaths(summary.failed_calls))
+    return interrupted(summary, stop.name) if stop.name is not None else summary
 
 
 def _run_processes(
@@ -195,6 +234,8 @@ def _run_processes(
     multiproc: Path,
     host: str,
     progress: Tracker,
+    stop: StopRequest,
+    watch: ServerWatch,
 ) -> None:
     env = {**os.environ, PLAN_ENV: str(plan_file), MULTIPROC_DIR_ENV: str(multiproc)}
     port = free_port()
@@ -220,9 +261,12 @@ def _run_processes(
                 progress.advance(now - counted)
                 counted = now
 
-            _wait(started[:1], deadline, tick)
+            _wait(started[:1], deadline, stop, watch, tick)
             tick()
-            _wait(started[1:], time.monotonic() + STOP_TIMEOUT_S * 2)
+            _wait(started[1:], time.monotonic() + STOP_TIMEOUT_S * 2, stop, watch)
+            if stop.requested:  # the master first: it stops its workers and collects
+                _terminate(started[:1])
+                _terminate(started[1:])
         finally:
             for process in started:  # interrupted, or a worker outlived its master
                 _kill_group(process)

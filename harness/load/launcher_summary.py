@@ -16,7 +16,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry
 
 from harness.load import metrics as m
-from harness.load.summary import LoadSummary, Quantiles, rate, trim_rows
+from harness.load.summary import LoadSummary, Quantiles, failed_calls, rate, trim_rows
 from harness.load.tally import percentile
 from harness.load.template import LoadPlan
 from harness.telemetry import multiprocess_registry
@@ -82,6 +82,11 @@ def _log_notes(log: str) -> list[str]:
     return [f"locust: {line}" for line in found[:5]]
 
 
+def failed_so_far(registry: CollectorRegistry) -> int:
+    """Failed provider calls the workers have counted so far (``FAILED_CALL_OUTCOMES``)."""
+    return failed_calls(_single(m.by_labels(registry, n.PROVIDER_CALLS.name, n.LABEL_OUTCOME)))
+
+
 def locust_summary(
     plan: LoadPlan,
     workers: int,
@@ -129,6 +134,7 @@ def locust_summary(
         provider_calls=provider_calls,
         provider_calls_per_s=rate(provider_calls, elapsed),
         calls_by_outcome=calls,
+        failed_calls=failed_calls(calls),
         turns_by_outcome=_single(m.by_labels(registry, n.TURNS.name, n.LABEL_OUTCOME)),
         turn_errors={},
         trims=trim_rows(trims, started),

@@ -8,6 +8,13 @@ turn is reported to Locust as a request (``provider <ref>``, ``agent turn``).
 
 A worker that has run its share of the sessions tells the master (``DONE_MESSAGE``); once
 every worker has, the master quits, which asks each worker for its final stats first.
+
+A worker whose plan names no server (``--write-plan``, the README's several-machines flow)
+starts its own fake servers in ``init``. That waits for each server's URL, and under gevent
+a wait yields: Locust starts the users meanwhile. So users wait for ``_ready`` (set when
+``init`` is done, whether it worked or not) instead of finding no state and stopping, which
+made every user quit in ``on_start`` and the run end with no work and exit code 0. A worker
+whose state cannot be built logs why and exits 1.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import logging
 from typing import Any, Final
 
 import gevent  # type: ignore[import-untyped]
+from gevent.event import Event  # type: ignore[import-untyped]
 from locust import User, constant, events, task
 from locust.env import Environment
 from locust.exception import StopUser
@@ -25,12 +33,17 @@ from locust.runners import MasterRunner, WorkerRunner
 from harness.load.worker import WorkerState, close_client
 
 DONE_MESSAGE: Final = "trimscope_worker_done"
+STATE_WAIT_S: Final = 120.0
+"""How long a user waits for its worker's ``init`` (fake servers starting: each is bounded
+by ``harness.load.server.START_TIMEOUT_S``)."""
 
 # httpx logs every request at INFO, Locust's default level: noise, and CPU, under load.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
 _state: WorkerState | None = None
+_ready = Event()
 _done_workers: set[str] = set()
+_log = logging.getLogger("trimscope.locust")
 
 
 def _worker_done(environment: Environment, msg: Message, **_: Any) -> None:
@@ -45,8 +58,16 @@ def _on_init(environment: Environment, **_: Any) -> None:
     global _state  # noqa: PLW0603 - one shared state per worker process, by design
     if isinstance(environment.runner, MasterRunner):
         environment.runner.register_message(DONE_MESSAGE, _worker_done)
-    else:
+        return
+    try:
         _state = WorkerState.from_environment()
+    except Exception:
+        _log.exception("trimscope: this worker cannot run sessions")
+        environment.process_exit_code = 1
+        if environment.runner is not None:
+            gevent.spawn(environment.runner.quit)
+    finally:
+        _ready.set()
 
 
 def _on_quitting(environment: Environment, **_: Any) -> None:
@@ -65,6 +86,7 @@ class AgentSessionUser(User):
     wait_time = constant(0)
 
     def on_start(self) -> None:
+        _ready.wait(STATE_WAIT_S)  # see the module docstring
         if _state is None:
             raise StopUser()
         self.state = _state

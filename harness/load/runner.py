@@ -5,6 +5,11 @@ turn after ``plan.duration_s``; a turn still running then gets ``STOP_GRACE_S`` 
 finish before it is cancelled, so the run always stops by itself. Sessions share one
 ``httpx.AsyncClient`` whose pool holds ``plan.concurrency`` connections, one event bus
 (the run's ``LoadTally``, then any telemetry observers) and one ``Samples`` record.
+
+A ``StopRequest`` (``trimscope load`` routes SIGINT and SIGTERM to one) cancels every
+session in flight; the run is then summarised like any other, marked interrupted. The
+fake-server processes are watched while the sessions run: one that exits is named in the
+summary with when it died and how many calls failed after it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import asyncio
 import itertools
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,12 +26,20 @@ import httpx
 
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
+from harness.interrupt import StopRequest
 from harness.load.metrics import LoadMetrics
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
 from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
-from harness.load.summary import LoadSummary, Quantiles, rate, trim_rows
+from harness.load.summary import (
+    LoadSummary,
+    Quantiles,
+    failed_calls,
+    rate,
+    trim_rows,
+)
 from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, write_plan
+from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
 from harness.progress import Tracker
 from harness.providers.canonical import decoded_row
 
@@ -45,6 +58,10 @@ class RunOptions:
     session_prefix: str = "load-"
     """Session ids are ``<prefix><n>``; a fresh prefix restarts each session's script."""
     notes: Sequence[str] = field(default_factory=tuple)
+    stop: StopRequest | None = None
+    """Cancels the sessions in flight when requested (see the module docstring)."""
+    servers: FakeServers | None = None
+    """The processes behind ``plan.base_urls``, watched for an unexpected exit."""
 
 
 @dataclass(slots=True)
@@ -114,12 +131,17 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
                 finally:
                     ended(outcome)
 
+        watch = ServerWatch(options.servers, began, lambda: failed_calls(tally.calls))
+        watcher = asyncio.create_task(_watch(watch))
         with shown:
-            workers = [asyncio.create_task(worker(slot)) for slot in range(plan.concurrency)]
-            _, pending = await asyncio.wait(workers, timeout=plan.duration_s + STOP_GRACE_S)
-            for task in pending:
-                task.cancel()
-            results = await asyncio.gather(*workers, return_exceptions=True)
+            results = await _run_workers(
+                [worker(slot) for slot in range(plan.concurrency)],
+                plan.duration_s + STOP_GRACE_S,
+                options.stop or StopRequest(),
+            )
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+        watch.check()  # a death between the last look and the end
         elapsed = time.monotonic() - began
         cpu = cpu_seconds() - cpu_before
     for result in results:
@@ -127,7 +149,44 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             raise result
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
-    return _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
+
+
+async def _watch(watch: ServerWatch) -> None:
+    while True:
+        watch.check()
+        await asyncio.sleep(WATCH_INTERVAL_S)
+
+
+async def _run_workers(
+    coroutines: list[Coroutine[None, None, None]], timeout: float, stop: StopRequest
+) -> list[BaseException | None]:
+    """Run the workers until they end, ``timeout`` passes or ``stop`` is requested (then
+    the unfinished ones are cancelled); each one's exception or ``None``."""
+    loop = asyncio.get_running_loop()
+    workers = [asyncio.create_task(coroutine) for coroutine in coroutines]
+
+    def cancel_all() -> None:  # from a signal handler: through the loop, thread-safe
+        for task in workers:
+            loop.call_soon_threadsafe(task.cancel)
+
+    with stop.on_request(cancel_all):
+        _, pending = await asyncio.wait(workers, timeout=timeout)
+        for task in pending:
+            task.cancel()
+        return await asyncio.gather(*workers, return_exceptions=True)
+
+
+def nothing_ran(plan: LoadPlan, notes: Sequence[str], interrupted_by: str) -> LoadSummary:
+    """The summary of a run a signal stopped before any session started."""
+    summary = _summary(plan, LoadTally(), Samples(), _Progress(), 0.0, 0.0, notes)
+    return interrupted(summary, interrupted_by)
+
+
+def interrupted(summary: LoadSummary, signal: str) -> LoadSummary:
+    """``summary`` marked as stopped by ``signal``."""
+    return replace(summary, interrupted=True, interrupted_by=signal, stopped_by="signal")
 
 
 def _summary(
@@ -166,6 +225,7 @@ def _summary(
         trims_per_session=round(trims_total / started, 4) if started else 0.0,
         recoveries=dict(tally.recoveries),
         overflows_detected=tally.overflows,
+        failed_calls=failed_calls(tally.calls),
         capacity_refusals=tally.capacity_refusals,
         tool_calls=tally.tool_calls,
         overhead=Quantiles.of(samples.overhead),
@@ -187,7 +247,10 @@ def run_load(
         write_plan(plan, plan_file)
         refs = [p.ref for p in plan.template.providers]
         with FakeServers(plan_file, refs, folder) as servers:
-            urls = servers.start()
-            summary = asyncio.run(run_sessions(plan.with_base_urls(urls), options))
+            urls = servers.start(stop=options.stop)
+            watched = replace(options, servers=servers)
+            summary = asyncio.run(run_sessions(plan.with_base_urls(urls), watched))
             stats = servers.stop()
+    if options.stop is not None and options.stop.name is not None:
+        summary = interrupted(summary, options.stop.name)
     return replace(summary, servers=stats)

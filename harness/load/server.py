@@ -9,6 +9,13 @@ the harness's event loop never waits behind the server's. The fake is uvicorn on
 prints its base URL on stdout once it accepts connections, and on SIGTERM or SIGINT stops,
 then writes ``ServerStats`` as JSON to FILE (atomically). ``FakeServerProcess`` starts and
 stops one such process from the harness, bounded in time.
+
+Each server runs in a process group of its own: Ctrl-C in a terminal signals the whole
+foreground group, and a server stopped by it at once would fail the calls still in flight
+before the harness has stopped its sessions in order. The harness stops it (SIGTERM) when
+its sessions are done, interrupted or not. Should the harness die without stopping it
+(SIGKILL), the server notices that its parent is gone (``ORPHAN_CHECK_S``) and stops
+itself, so no server outlives its run.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -29,11 +37,15 @@ from pathlib import Path
 from types import TracebackType
 
 from fakes import serve_forever
+from harness.atomic import write_text_atomic
+from harness.interrupt import StopRequest
 from harness.load.fake import ServerStats, build_load_fake
 from harness.load.template import read_plan
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0
+ORPHAN_CHECK_S = 1.0
+"""How often a fake-server process checks that the process that started it still lives."""
 
 
 class ServerStartError(RuntimeError):
@@ -51,9 +63,7 @@ def cpu_seconds() -> float:
 
 
 def _write_json(path: Path, value: object) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(value, indent=2), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(value, indent=2))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,10 +78,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     def ready(url: str) -> None:
         print(url, flush=True)
 
+    parent = os.getppid()
+    threading.Thread(target=_stop_when_orphaned, args=(parent,), daemon=True).start()
+
     serve_forever(fake, on_ready=ready)
     stats = ServerStats.from_fake(args.ref, fake, cpu_seconds(), peak_rss_mb())
     _write_json(args.stats, asdict(stats))
     return 0
+
+
+def _stop_when_orphaned(parent: int) -> None:
+    """SIGTERM to this process (the same orderly stop as from the harness) once its parent
+    has died: the process is then re-parented, and ``getppid`` changes."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_S)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 class FakeServerProcess:
@@ -90,22 +111,36 @@ class FakeServerProcess:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
-    def start(self, timeout: float = START_TIMEOUT_S) -> str:
+    def start(self, timeout: float = START_TIMEOUT_S, stop: StopRequest | None = None) -> str:
+        """Start the process and wait for its URL; ``Interrupted`` when ``stop`` is
+        requested meanwhile (the process is killed first)."""
         command = [sys.executable, "-m", "harness.load.server", str(self.plan_file)]
         command += ["--ref", self.ref, "--stats", str(self.stats_file)]
         with self.log_file.open("w", encoding="utf-8") as log:
             self._process = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log, text=True, env=_server_env()
+                command,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                env=_server_env(),
+                process_group=0,  # see the module docstring
             )
-        self.url = self._read_url(timeout)
+        self.url = self._read_url(timeout, stop)
         return self.url
 
-    def _read_url(self, timeout: float) -> str:
+    def exit_code(self) -> int | None:
+        """The exit status once the process has exited (without being stopped), else None."""
+        return self._process.poll() if self._process is not None else None
+
+    def _read_url(self, timeout: float, stop: StopRequest | None) -> str:
         process = self._process
         assert process is not None
         assert process.stdout is not None
         deadline = time.monotonic() + timeout
         while (remaining := deadline - time.monotonic()) > 0:
+            if stop is not None and stop.requested:
+                self.kill()
+                stop.raise_if_requested()
             readable, _, _ = select.select([process.stdout], [], [], min(remaining, 0.5))
             if readable:
                 line = process.stdout.readline().strip()
@@ -158,12 +193,16 @@ class FakeServers:
         self.stats: list[ServerStats] = []
         self._stopped = False
 
-    def start(self) -> Mapping[str, str]:
+    def start(self, stop: StopRequest | None = None) -> Mapping[str, str]:
         try:
-            return {p.ref: p.start() for p in self.processes}
+            return {p.ref: p.start(stop=stop) for p in self.processes}
         except BaseException:
             self.stop()
             raise
+
+    def exited(self) -> list[tuple[str, int]]:
+        """(ref, exit status) of each process that has exited on its own so far."""
+        return [(p.ref, code) for p in self.processes if (code := p.exit_code()) is not None]
 
     def stop(self) -> list[ServerStats]:
         """Stop every process (once); the stats of those that reported."""

@@ -8,8 +8,6 @@ file (``--json FILE``) is ``dataclasses.asdict`` of the record, written atomical
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harness.atomic import write_text_atomic
 from harness.load.fake import ServerStats
 from harness.load.tally import percentile
 
@@ -57,6 +56,19 @@ class TrimRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerDeath:
+    """A fake-server process that exited while the run was going on."""
+
+    ref: str
+    after_s: float
+    """Seconds from the run's start to when the death was noticed (within ``WATCH_INTERVAL_S``)."""
+    exit_code: int | None
+    """The process's exit status; negative: killed by that signal (``-9``: SIGKILL)."""
+    failed_calls_after: int
+    """Provider calls that failed (see ``FAILED_CALL_OUTCOMES``) from then to the run's end."""
+
+
+@dataclass(frozen=True, slots=True)
 class LoadSummary:
     mode: str  # "asyncio" or "locust"
     template: str
@@ -65,7 +77,7 @@ class LoadSummary:
     concurrency: int
     turns: int
     duration_limit_s: float
-    stopped_by: str  # "count": every session ran; "duration": the time cap stopped it
+    stopped_by: str  # "count": every session ran; "duration": the time cap; "signal"
     elapsed_s: float
     sessions_started: int
     sessions_completed: int
@@ -91,6 +103,31 @@ class LoadSummary:
     notes: list[str] = field(default_factory=list)
     locust_requests: list[dict[str, object]] = field(default_factory=list)
     """Locust mode: Locust's own request table (type, name, requests, failures, p50, p95)."""
+    interrupted: bool = False
+    """SIGINT or SIGTERM stopped the run; what finished before is summarised."""
+    interrupted_by: str | None = None
+    failed_calls: int = 0
+    """Provider calls that failed for a reason other than the workload's own overflows and
+    rate limits (``FAILED_CALL_OUTCOMES``): the endpoint or the transport misbehaved."""
+    server_deaths: list[ServerDeath] = field(default_factory=list)
+
+    @property
+    def failed_call_share(self) -> float:
+        return self.failed_calls / self.provider_calls if self.provider_calls else 0.0
+
+
+FAILED_CALL_OUTCOMES: frozenset[str] = frozenset(
+    {"server_error", "timeout", "protocol_error", "rejected"}
+)
+"""``ProviderCallFinished.outcome`` values that count as failed calls. ``overflow`` and
+``rate_limited`` are not: the built-in workload provokes overflows on purpose, and a
+scenario may script both."""
+
+
+def failed_calls(calls_by_outcome: Mapping[str, int]) -> int:
+    return sum(
+        count for outcome, count in calls_by_outcome.items() if outcome in FAILED_CALL_OUTCOMES
+    )
 
 
 def trim_rows(trims: Mapping[tuple[str, str], int], sessions: int) -> list[TrimRow]:
@@ -106,16 +143,7 @@ def rate(count: int, seconds: float) -> float:
 
 def write_json(summary: LoadSummary, path: Path) -> None:
     """Write ``summary`` to ``path`` atomically (a temporary file in the folder, renamed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(asdict(summary), out, indent=2, sort_keys=False)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, json.dumps(asdict(summary), indent=2, sort_keys=False) + "\n")
 
 
 def _fmt(value: float | None, unit: str = "") -> str:
@@ -144,8 +172,11 @@ def render(summary: LoadSummary, console: Console) -> None:
     table = Table(title=f"trimscope load ({s.mode}, {s.template})", show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
+    stopped = f"{s.stopped_by} after {s.elapsed_s:,.2f} s"
+    if s.interrupted_by is not None:
+        stopped = f"{s.interrupted_by} after {s.elapsed_s:,.2f} s (interrupted)"
     rows = [
-        ("stopped by", f"{s.stopped_by} after {s.elapsed_s:,.2f} s"),
+        ("stopped by", stopped),
         (
             "sessions",
             f"{s.sessions_completed:,} completed, {s.sessions_interrupted:,} interrupted"
@@ -154,6 +185,7 @@ def render(summary: LoadSummary, console: Console) -> None:
         ("sessions/s", f"{s.sessions_per_s:,.2f}"),
         ("provider calls", f"{s.provider_calls:,} ({_counts(s.calls_by_outcome)})"),
         ("provider calls/s", f"{s.provider_calls_per_s:,.1f}"),
+        ("failed calls", f"{s.failed_calls:,} ({s.failed_call_share:.1%})"),
         ("turns", _counts(s.turns_by_outcome)),
         ("turn errors", _counts(s.turn_errors)),
         ("trims per session", f"{s.trims_per_session:,.3f} ({s.trims_total:,} trims)"),
@@ -179,6 +211,14 @@ def render(summary: LoadSummary, console: Console) -> None:
                 f"fake {server.ref}",
                 f"{server.generation_requests:,} requests ({_counts(server.outcomes)}),"
                 f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB",
+            )
+        )
+    for death in s.server_deaths:
+        rows.append(
+            (
+                f"fake {death.ref} DIED",
+                f"after {death.after_s:,.2f} s (exit {death.exit_code}); "
+                f"{death.failed_calls_after:,} calls failed after it",
             )
         )
     for what, value in rows:

@@ -32,6 +32,7 @@ from pydantic import TypeAdapter
 
 from fakes import FakeBehaviour, FakeScript, ScriptedReply, ScriptedToolCall
 from fakes.profiles import SDK_ENDPOINTS
+from harness.atomic import write_bytes_atomic
 from harness.runtime import HistoryPruning, RuntimeProfile
 
 SESSION_HEADER: Final = "x-trimscope-load-session"
@@ -193,10 +194,7 @@ def read_plan(path: Path) -> LoadPlan:
 
 
 def write_plan(plan: LoadPlan, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(plan_to_json(plan))
-    tmp.replace(path)
+    write_bytes_atomic(path, plan_to_json(plan))
 
 
 def default_script() -> FakeScript:

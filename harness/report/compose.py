@@ -8,12 +8,11 @@ target is left as it was.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.atomic import write_text_atomic
 from harness.report.model import Session, Totals, sessions_of, totals_of
 from harness.report.page import render
 from harness.report.parse import TranscriptFile, read_all
@@ -27,12 +26,25 @@ class Report:
 
     @property
     def notes(self) -> list[str]:
-        """Skipped torn last lines, one note each."""
-        return [
+        """Skipped torn last lines, runs stopped before recording anything, incomplete
+        sessions left out of the totals: one note each."""
+        notes = [
             f"{f.path}:{f.torn_line}: incomplete last line skipped (the run stopped mid-write)"
             for f in self.files
             if f.torn_line is not None
         ]
+        notes += [
+            f"{f.path}: interrupted by {mark.signal} before any event was recorded"
+            for f in self.files
+            for mark in f.interruptions
+            if mark.session_id is None
+        ]
+        if self.totals.incomplete_sessions:
+            notes.append(
+                f"{self.totals.incomplete_sessions} incomplete session(s) (interrupted, or a"
+                " turn never finished) are shown but not counted in the totals"
+            )
+        return notes
 
     def html(self) -> str:
         return render(self.sessions, self.totals, notes=self.notes)
@@ -41,26 +53,15 @@ class Report:
 def build(paths: Sequence[Path], *, strict: bool = False) -> Report:
     """Read every transcript (``ReportInputError`` on the first bad line) and tally them."""
     files = read_all(paths, strict=strict)
-    sessions = [session for f in files for session in sessions_of(f.path, f.events)]
+    sessions = [
+        session for f in files for session in sessions_of(f.path, f.events, f.interruptions)
+    ]
     return Report(tuple(files), tuple(sessions), totals_of(sessions, files=len(files)))
 
 
 def write_atomic(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` through a temporary file and a rename."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write ``text`` to ``target`` through ``harness.atomic`` (temporary file, rename)."""
+    write_text_atomic(target, text)
 
 
 def write_report(paths: Sequence[Path], target: Path, *, strict: bool = False) -> Report:

@@ -9,6 +9,11 @@ and *k + 1* (a trim, a capacity refusal, a recovery) sits at ``k + 0.5``, so a t
 the first call sits at ``0.5``. A call's budget is the last ``BudgetResolved`` recorded in
 its session before it (the loop resolves one per call); its window is the call's own
 ``model_context_window``. An overflow belongs to the call its ``call_id`` names.
+
+A session is *incomplete* when a signal stopped it (an ``interrupted`` line names it) or
+when a turn of it started and never finished (the process died). Incomplete sessions are
+drawn, labelled, but the totals count complete sessions only: a half-run session would
+otherwise pass for a real one with fewer trims.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from harness.events import (
     TurnFinished,
     TurnStarted,
 )
+from harness.telemetry.transcript import InterruptedMark
 
 
 @dataclass(slots=True)
@@ -84,6 +90,8 @@ class Session:
     tool_calls: int = 0
     providers: dict[str, None] = field(default_factory=dict)  # ordered set
     events: int = 0
+    interrupted_by: str | None = None  # the signal an ``interrupted`` line names
+    _open_turns: int = 0
     _budget: int | None = None
     _by_call_id: dict[str, Call] = field(default_factory=dict)
 
@@ -91,6 +99,15 @@ class Session:
     def gap(self) -> float:
         """Where an event recorded now sits: after the last call started."""
         return len(self.calls) + 0.5
+
+    @property
+    def incomplete(self) -> str | None:
+        """Why the session is incomplete, or ``None`` when it ended."""
+        if self.interrupted_by is not None:
+            return f"interrupted by {self.interrupted_by}"
+        if self._open_turns:
+            return "a turn never finished (the run stopped mid-turn)"
+        return None
 
     @property
     def notable(self) -> bool:
@@ -119,9 +136,11 @@ class Session:
         match event:
             case TurnStarted():
                 self.turns += 1
+                self._open_turns += 1
                 self.providers.setdefault(event.provider, None)
             case TurnFinished():
                 self.turn_outcomes[event.outcome] += 1
+                self._open_turns = max(0, self._open_turns - 1)
             case ToolCallStarted():
                 self.tool_calls += 1
             case ToolCallFinished():
@@ -179,14 +198,21 @@ class Session:
         self.providers.setdefault(event.provider, None)
 
 
-def sessions_of(source: Path, events: Iterable[Event]) -> list[Session]:
-    """The sessions of one transcript file, in order of their first event."""
+def sessions_of(
+    source: Path, events: Iterable[Event], interruptions: Iterable[InterruptedMark] = ()
+) -> list[Session]:
+    """The sessions of one transcript file, in order of their first event, each marked
+    with the ``interrupted`` line that names it (a mark naming no recorded session is a
+    file-level note, see ``compose``)."""
     found: dict[str, Session] = {}
     for event in events:
         session = found.get(event.session_id)
         if session is None:
             session = found[event.session_id] = Session(source, event.session_id)
         session.add(event)
+    for mark in interruptions:
+        if mark.session_id is not None and mark.session_id in found:
+            found[mark.session_id].interrupted_by = mark.signal
     return list(found.values())
 
 
@@ -202,7 +228,7 @@ class Totals:
     """The run's totals, over every session of every file."""
 
     files: int
-    sessions: int
+    sessions: int  # complete ones only: see the module docstring
     turns: int
     calls: int
     compacted_calls: int
@@ -215,6 +241,7 @@ class Totals:
     refusals: int
     refusals_by_purpose: dict[str, int]
     overflows_by_provider: dict[str, OverflowTally]
+    incomplete_sessions: int = 0
 
     @property
     def trims(self) -> int:
@@ -229,7 +256,9 @@ class Totals:
         return sum(tally.count for tally in self.overflows_by_provider.values())
 
 
-def totals_of(sessions: Sequence[Session], files: int) -> Totals:
+def totals_of(every: Sequence[Session], files: int) -> Totals:
+    """Totals over the complete sessions of ``every``; the incomplete ones are counted apart."""
+    sessions = [session for session in every if session.incomplete is None]
     trims = [trim.event for session in sessions for trim in session.trims]
     by_trigger = {trigger.value: 0 for trigger in TrimTrigger}
     by_trigger.update(Counter(trim.trigger.value for trim in trims))
@@ -265,4 +294,5 @@ def totals_of(sessions: Sequence[Session], files: int) -> Totals:
         refusals=len(refusals),
         refusals_by_purpose=dict(Counter(refusal.purpose for refusal in refusals)),
         overflows_by_provider=by_provider,
+        incomplete_sessions=len(every) - len(sessions),
     )

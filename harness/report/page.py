@@ -55,7 +55,12 @@ def render(sessions: Sequence[Session], totals: Totals, *, notes: Sequence[str] 
 def _subtitle(totals: Totals) -> str:
     return (
         f"{totals.sessions} session(s) from {totals.files} transcript file(s): "
-        f"{totals.calls} provider call(s) over {totals.turns} turn(s)."
+        f"{totals.calls} provider call(s) over {totals.turns} turn(s)"
+        + (
+            f"; {totals.incomplete_sessions} incomplete session(s) not counted."
+            if totals.incomplete_sessions
+            else "."
+        )
     )
 
 
@@ -177,7 +182,9 @@ def _toolbar() -> str:
 
 
 def _section(session: Session) -> str:
+    incomplete = session.incomplete
     badges = [
+        *([(f"incomplete: {incomplete}", True)] if incomplete is not None else []),
         (f"{len(session.calls)} calls", False),
         (f"{session.turns} turns", False),
         (f"{len(session.trims)} trims", False),
@@ -200,6 +207,7 @@ def _section(session: Session) -> str:
         class_="session",
         data_session=session.session_id,
         data_notable="1" if session.notable else "0",
+        data_incomplete="1" if incomplete is not None else "0",
     )
 
 

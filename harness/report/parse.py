@@ -11,6 +11,9 @@ is stricter than ``read_transcript`` in one way and equal in another:
   ``strict``.
 
 Folders are searched recursively for ``*.jsonl``; files are taken as given, in order.
+
+The ``interrupted`` line a stopped run ends a session with (see ``harness.telemetry.
+transcript``) is read into ``TranscriptFile.interruptions``, checked like an event line.
 """
 
 from __future__ import annotations
@@ -25,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.events import EVENT_KINDS, Event
-from harness.telemetry.transcript import KIND_KEY, TranscriptError, event_from_record
+from harness.telemetry.transcript import (
+    INTERRUPTED_KIND,
+    KIND_KEY,
+    InterruptedMark,
+    TranscriptError,
+    event_from_record,
+)
 
 SUFFIX = ".jsonl"
 SHOWN = 80  # characters of a bad value quoted in an error
@@ -41,6 +50,7 @@ class TranscriptFile:
     path: Path
     events: tuple[Event, ...]
     torn_line: int | None = None  # number of a skipped incomplete last line
+    interruptions: tuple[InterruptedMark, ...] = ()
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
@@ -70,13 +80,14 @@ def read_file(path: Path, *, strict: bool = False) -> TranscriptFile:
         raise ReportInputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     lines = raw.split(b"\n")
     events: list[Event] = []
+    marks: list[InterruptedMark] = []
     torn: int | None = None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         last = number == len(lines)  # only the final chunk lacks its newline
         try:
-            events.append(parse_line(line))
+            record = parse_record(line)
         except ReportInputError as exc:
             if (
                 last
@@ -86,7 +97,13 @@ def read_file(path: Path, *, strict: bool = False) -> TranscriptFile:
                 torn = number
                 break
             raise ReportInputError(f"{path}:{number}: {exc}") from exc
-    return TranscriptFile(path=path, events=tuple(events), torn_line=torn)
+        if isinstance(record, InterruptedMark):
+            marks.append(record)
+        else:
+            events.append(record)
+    return TranscriptFile(
+        path=path, events=tuple(events), torn_line=torn, interruptions=tuple(marks)
+    )
 
 
 def read_all(paths: Iterable[Path], *, strict: bool = False) -> list[TranscriptFile]:
@@ -95,6 +112,14 @@ def read_all(paths: Iterable[Path], *, strict: bool = False) -> list[TranscriptF
 
 def parse_line(line: bytes) -> Event:
     """One event; ``ReportInputError`` (without location) for anything else."""
+    record = parse_record(line)
+    if isinstance(record, InterruptedMark):
+        raise ReportInputError(f"an {INTERRUPTED_KIND!r} line where an event belongs")
+    return record
+
+
+def parse_record(line: bytes) -> Event | InterruptedMark:
+    """One event or ``interrupted`` line; ``ReportInputError`` (no location) otherwise."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,6 +130,8 @@ def parse_line(line: bytes) -> Event:
         raise ReportInputError(f"not JSON: {exc.msg} (column {exc.colno})") from exc
     if not isinstance(record, dict):
         raise ReportInputError(f"not a JSON object but {type(record).__name__}")
+    if record.get(KIND_KEY) == INTERRUPTED_KIND:
+        return _interrupted(record)
     kind = _KINDS.get(str(record.get(KIND_KEY)))
     if kind is None:
         raise ReportInputError(f"unknown event kind {_shown(record.get(KIND_KEY))}")
@@ -113,6 +140,21 @@ def parse_line(line: bytes) -> Event:
         return event_from_record(record)
     except (TranscriptError, ValueError) as exc:
         raise ReportInputError(str(exc)) from None
+
+
+def _interrupted(record: Mapping[str, Any]) -> InterruptedMark:
+    unknown = sorted(set(record) - set(_MARK_FIELDS) - {KIND_KEY})
+    if unknown:
+        raise ReportInputError(f"interrupted: unknown field(s) {', '.join(map(_shown, unknown))}")
+    for name, expected in _MARK_FIELDS.items():
+        if name not in record:
+            raise ReportInputError(f"interrupted: missing field {name!r}")
+        if not _conforms(record[name], expected):
+            raise ReportInputError(
+                f"interrupted.{name}: expected {_describe(expected)}, "
+                f"got {json.dumps(record[name], ensure_ascii=False)[:SHOWN]}"
+            )
+    return InterruptedMark(session_id=record["session_id"], signal=record["signal"])
 
 
 def _check_fields(kind: type[Event], record: Mapping[str, Any]) -> None:
@@ -151,6 +193,7 @@ def _required_fields(kind: type[Event]) -> frozenset[str]:
 
 
 FIELD_TYPES: dict[str, dict[str, Any]] = {k.__name__: _field_types(k) for k in EVENT_KINDS}
+_MARK_FIELDS: dict[str, Any] = {"session_id": str | None, "signal": str}
 _REQUIRED: dict[str, frozenset[str]] = {k.__name__: _required_fields(k) for k in EVENT_KINDS}
 
 

@@ -19,6 +19,7 @@ from harness.telemetry.otel import OtelObserver, event_clock_ns
 from harness.telemetry.prom import PrometheusObserver
 from harness.telemetry.setup import Telemetry, TelemetryOptions, build_telemetry
 from harness.telemetry.transcript import (
+    InterruptedMark,
     TranscriptError,
     TranscriptWriter,
     event_from_record,
@@ -28,6 +29,7 @@ from harness.telemetry.transcript import (
 )
 
 __all__ = [
+    "InterruptedMark",
     "JsonLinesSpanExporter",
     "MetricsServer",
     "OtelObserver",

@@ -20,8 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, start_http_server, write_to_textfile
+from prometheus_client import CollectorRegistry, Gauge, generate_latest, start_http_server
 from prometheus_client import multiprocess as _multiprocess
+
+from harness.atomic import write_bytes_atomic
+from harness.telemetry import names as n
 
 LOOPBACK = "127.0.0.1"
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -54,8 +57,14 @@ def serve_metrics(registry: CollectorRegistry, port: int) -> MetricsServer:
 
 def write_metrics(registry: CollectorRegistry, path: Path) -> None:
     """Write the Prometheus text exposition of ``registry`` to ``path`` atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_to_textfile(str(path), registry)
+    write_bytes_atomic(path, generate_latest(registry))
+
+
+def mark_interrupted(registry: CollectorRegistry, signal: str) -> None:
+    """``trimscope_run_interrupted{signal=...} 1`` on ``registry``: the run was stopped."""
+    gauge = Gauge(n.RUN_INTERRUPTED, "1 when a signal stopped the run.", [n.LABEL_SIGNAL])
+    registry.register(gauge)
+    gauge.labels(signal).set(1)
 
 
 def multiprocess_enabled(environ: dict[str, str] | None = None) -> bool:

@@ -239,6 +239,12 @@ class MetricSpec:
     buckets: tuple[float, ...] = ()
 
 
+RUN_INTERRUPTED: Final = "trimscope_run_interrupted"
+"""Gauge set to 1, labelled with the signal, when SIGINT or SIGTERM stopped the run: a
+metrics file or scrape of a stopped run says so. Not in ``METRICS`` (dashboards chart
+decisions; this marks a run), and only registered when it happens."""
+LABEL_SIGNAL: Final = "signal"
+
 _ROUTE = (LABEL_PROVIDER, LABEL_MODEL)
 _GEN_AI = (LABEL_GEN_AI_OPERATION, LABEL_GEN_AI_PROVIDER, LABEL_GEN_AI_MODEL)
 

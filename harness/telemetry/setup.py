@@ -22,6 +22,8 @@ the trace id of the span that recorded each event as an exemplar.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,8 +43,17 @@ from prometheus_client import CollectorRegistry
 
 from harness.events import Observer
 from harness.telemetry import names as n
-from harness.telemetry.exporters import JsonLinesSpanExporter
-from harness.telemetry.exposition import MetricsServer, serve_metrics, write_metrics
+from harness.telemetry.exporters import (
+    OTLP_EXPORT_TIMEOUT_S,
+    GuardedExporter,
+    JsonLinesSpanExporter,
+)
+from harness.telemetry.exposition import (
+    MetricsServer,
+    mark_interrupted,
+    serve_metrics,
+    write_metrics,
+)
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver
 from harness.telemetry.transcript import TranscriptWriter
@@ -64,6 +75,7 @@ class TelemetryOptions:
     multiprocess: bool = False
     clock_to_ns: Callable[[float], int] | None = None
     sampler: Sampler | None = None  # None: the SDK's, from ``OTEL_TRACES_SAMPLER``
+    warn: Callable[[str], None] | None = None  # exporter problems (default: one stderr line)
 
 
 @dataclass(slots=True)
@@ -82,14 +94,21 @@ class Telemetry:
     transcript: TranscriptWriter | None = None
     hold_metrics_s: float = 0.0
 
-    def hold(self) -> None:
+    def hold(self, until: threading.Event | None = None) -> None:
         """After a completed run: count what is still pending, then keep serving for
-        ``hold_metrics_s`` (Ctrl-C ends the wait early). Nothing without a server."""
+        ``hold_metrics_s`` (Ctrl-C, or ``until`` set, ends the wait early). Nothing
+        without a server."""
         if self.metrics_server is None or self.hold_metrics_s <= 0:
             return
         if self.prometheus is not None:
             self.prometheus.close()
-        hold_metrics(self.hold_metrics_s)
+        hold_metrics(self.hold_metrics_s, until)
+
+    def mark_interrupted(self, signal: str) -> None:
+        """Say in the metrics (served and ``--metrics-out``) that ``signal`` stopped the run;
+        call before ``shutdown``."""
+        if self.registry is not None:
+            mark_interrupted(self.registry, signal)
 
 
 def build_resource() -> Resource:
@@ -109,8 +128,25 @@ def build_tracer_provider(options: TelemetryOptions) -> TracerProvider | None:
     for exporter in exporters:
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     if options.otlp:
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        provider.add_span_processor(BatchSpanProcessor(otlp_exporter(options.warn)))
     return provider
+
+
+def otlp_exporter(warn: Callable[[str], None] | None = None) -> GuardedExporter:
+    """The OTLP/HTTP exporter the standard variables configure, bounded in time
+    (``OTLP_EXPORT_TIMEOUT_S`` unless a timeout variable is set) and guarded: an
+    unreachable collector is reported once (``warn``, default stderr), never retried at
+    the run's expense."""
+    timeout_set = any(os.environ.get(name) for name in _OTLP_TIMEOUT_VARIABLES)
+    inner = OTLPSpanExporter(timeout=None if timeout_set else OTLP_EXPORT_TIMEOUT_S)
+    return GuardedExporter(inner, target=inner._endpoint, warn=warn or _to_stderr)
+
+
+_OTLP_TIMEOUT_VARIABLES: Final = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
+
+
+def _to_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def build_telemetry(options: TelemetryOptions) -> Telemetry:
@@ -175,11 +211,12 @@ def _check_hold(options: TelemetryOptions) -> None:
         raise ValueError("hold_metrics_s needs serve_metrics_port: there is nothing to hold")
 
 
-def hold_metrics(seconds: float) -> None:
+def hold_metrics(seconds: float, until: threading.Event | None = None) -> None:
     """Wait ``seconds`` while the metrics server (its own thread) keeps serving; Ctrl-C
-    (SIGINT) ends the wait early and shutdown goes on."""
+    (SIGINT, when it raises ``KeyboardInterrupt``) or ``until`` being set (a stop routed by
+    ``harness.interrupt``) ends the wait early and shutdown goes on."""
     with contextlib.suppress(KeyboardInterrupt):
-        threading.Event().wait(seconds)
+        (until or threading.Event()).wait(seconds)
 
 
 def _once(steps: list[Callable[[], None]]) -> Callable[[], None]:

@@ -4,6 +4,11 @@ A line is ``{"kind": "HistoryTrimmed", <every field of the event>}``. Each line 
 and flushed before ``on_event`` returns, so a run that crashes keeps every event it had
 recorded. ``read_transcript`` turns the lines back into equal events; an incomplete last
 line (the process died while writing it) is skipped unless ``strict``.
+
+A run stopped by a signal ends each session it left unfinished with one more line that is
+not an event: ``{"kind": "interrupted", "session_id": ..., "signal": "SIGINT"}``
+(``TranscriptWriter.mark_interrupted``). Readers of events skip it; the report reads it
+(``InterruptedMark``) and shows the session as incomplete.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ import json
 import os
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, assert_never
+from typing import IO, Any, Final, assert_never
 
 from harness.events import (
     EVENT_KINDS,
@@ -35,11 +41,25 @@ from harness.events import (
 )
 
 KIND_KEY = "kind"
+INTERRUPTED_KIND: Final = "interrupted"
+"""The ``kind`` of the line that ends a session a signal stopped (not an event kind)."""
 _KINDS: dict[str, type[Event]] = {kind.__name__: kind for kind in EVENT_KINDS}
 
 
 class TranscriptError(ValueError):
     """A transcript line that is not a recorded event."""
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptedMark:
+    """A session a signal stopped before it ended. ``session_id`` is ``None`` when the
+    run was stopped before the file recorded any event."""
+
+    session_id: str | None
+    signal: str
+
+    def to_record(self) -> dict[str, Any]:
+        return {KIND_KEY: INTERRUPTED_KIND, "session_id": self.session_id, "signal": self.signal}
 
 
 def event_to_record(event: Event) -> dict[str, Any]:
@@ -80,6 +100,9 @@ class TranscriptWriter:
         self._fsync = fsync
         self._lock = threading.Lock()
         self.written = 0
+        # Session id -> whether a turn of it is open: what an interruption leaves unfinished.
+        self._open_turns: dict[str, bool] = {}
+        self._last_session: str | None = None
 
     def on_event(self, event: Event) -> None:
         match event:
@@ -99,6 +122,24 @@ class TranscriptWriter:
                 self._write(event_to_record(event))
             case _:
                 assert_never(event)
+        with self._lock:
+            self._last_session = event.session_id
+            if isinstance(event, TurnStarted | TurnFinished):
+                self._open_turns[event.session_id] = isinstance(event, TurnStarted)
+            else:
+                self._open_turns.setdefault(event.session_id, False)
+
+    def mark_interrupted(self, signal: str) -> list[InterruptedMark]:
+        """End each unfinished session with an ``interrupted`` line: every session with a
+        turn open, else the last session seen (stopped between two of its turns), else one
+        mark without a session (nothing was recorded yet). Returns the marks written."""
+        with self._lock:
+            unfinished: list[str | None] = [s for s, is_open in self._open_turns.items() if is_open]
+            last = self._last_session
+        marks = [InterruptedMark(sid, signal) for sid in unfinished or [last]]
+        for mark in marks:
+            self._write(mark.to_record())
+        return marks
 
     def _write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -131,6 +172,8 @@ def iter_transcript(path: Path, *, strict: bool = False) -> Iterator[Event]:
             raise TranscriptError(f"{path}:{number}: not JSON: {exc}") from exc
         if not isinstance(record, dict):
             raise TranscriptError(f"{path}:{number}: not a JSON object")
+        if record.get(KIND_KEY) == INTERRUPTED_KIND:
+            continue  # not an event: see the module docstring
         yield event_from_record(record)
 
 

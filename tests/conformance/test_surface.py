@@ -18,6 +18,7 @@ ALLOWED = {
     "harness.agent",
     "harness.runtime",
     "harness.events",
+    "harness.atomic",  # stdlib-only: report files written atomically
     "httpx",
     "rich",
 }

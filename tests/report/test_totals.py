@@ -110,7 +110,10 @@ def test_totals_list_every_trigger_even_when_nothing_trimmed() -> None:
     assert totals.trims_by_reason == {}
 
 
-def test_a_call_that_never_finished_is_counted_as_unfinished() -> None:
+def test_a_call_that_never_finished_is_drawn_as_unfinished_in_an_incomplete_session() -> None:
     events = Session().turn().call(1).events[:-1]  # the run stopped before the answer
-    totals = totals_of(sessions_of(SOURCE, events), files=1)
-    assert totals.call_outcomes == {"unfinished": 1}
+    (session,) = sessions_of(SOURCE, events)
+    assert [call.outcome for call in session.calls] == [None]
+    assert session.incomplete == "a turn never finished (the run stopped mid-turn)"
+    totals = totals_of([session], files=1)
+    assert (totals.sessions, totals.calls, totals.incomplete_sessions) == (0, 0, 1)
