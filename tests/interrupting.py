@@ -56,6 +56,20 @@ def start(
     return Running(process, tmpdir, [])
 
 
+def wait_for_file(running: Running, path: Path, timeout: float) -> None:
+    """Wait until ``path`` exists (the run's own output says how far it got); fail after
+    ``timeout`` seconds, or at once when the run ended."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            return
+        if running.process.poll() is not None:
+            break
+        time.sleep(0.05)
+    running.process.kill()
+    raise AssertionError(f"no {path} in {timeout}s")
+
+
 def wait_for(running: Running, text: str, timeout: float) -> None:
     """Read stderr lines until one contains ``text``; fail after ``timeout`` seconds."""
     stream = running.process.stderr

@@ -133,7 +133,7 @@ def test_a_file_error_during_the_work_is_exit_1_naming_the_file(
 ) -> None:
     junit = tmp_path / "junit.xml"
 
-    def disk_full(path: Path, *_: object) -> None:
+    def disk_full(path: Path, *_: object, **__: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
     monkeypatch.setattr("harness.cli.run.write_junit", disk_full)

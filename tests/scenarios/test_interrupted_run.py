@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.interrupting import EXIT_FOR, assert_nothing_left, finish, start, wait_for
+from tests.interrupting import EXIT_FOR, assert_nothing_left, finish, start, wait_for_file
 from tests.scenarios.support import scenario, write
 
 SLOW_TURNS = 30
@@ -46,7 +46,9 @@ def test_a_stopped_run_writes_every_output_marked_interrupted(
          "--metrics-out", out / "metrics.prom", "--otel-jsonl", out / "spans.jsonl"],
         tmp_path,
     )  # fmt: skip
-    wait_for(running, "a-quick", timeout=60)  # the first scenario ended; b-slow runs (9 s)
+    # b-slow's transcript opens as it starts: the first scenario ended and b-slow runs (9 s).
+    # (Off a terminal, progress is a status line every 10 s: no line to wait for.)
+    wait_for_file(running, out / "t" / "b-slow.jsonl", timeout=60)
     time.sleep(1.0)  # a few of its turns are recorded
     running.process.send_signal(signum)
     code, stdout, stderr = finish(running)
