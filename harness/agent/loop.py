@@ -67,6 +67,9 @@ class TurnState:
     last_trim_key: tuple[str, str | None, int] | None = None
     final_text: str | None = None
     hit_iteration_limit: bool = False
+    final_limits: ResolvedContextLimits | None = None
+    """The limits of the route that served the turn's last successful call (``None``
+    until one is served): the gateway's ``done`` frame reports these (spec 7)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +198,9 @@ class ToolLoop:
         self._announcer.provider_call_started(
             ctx, state.iterations, check.estimate, window, state.crumb_present
         )
-        return await self._send_with_rate_limit_retries(ctx, request)
+        reply = await self._send_with_rate_limit_retries(ctx, request)
+        state.final_limits = call.limits
+        return reply
 
     async def _send_with_rate_limit_retries(
         self, ctx: CallContext, request: ProviderRequest

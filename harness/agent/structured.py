@@ -22,6 +22,7 @@ from harness.runtime import (
     Chat,
     ChatMessage,
     ConversationMessage,
+    ResolvedContextLimits,
     RuntimeProfile,
     effective_max_history_messages,
     trim_conversation_to_recent_turns,
@@ -50,6 +51,9 @@ class Agent:
         self.history: list[ConversationMessage] = []
         self.history_has_trim_breadcrumb = False
         self.switched_route: Route | None = None
+        self.final_context_limits: ResolvedContextLimits | None = None
+        """The limits of the route that served the last call of the latest turn
+        (``None`` when that turn served no call): the ``done`` frame's source."""
 
     @property
     def config(self) -> LoopConfig:
@@ -100,6 +104,7 @@ class Agent:
                 return state.final_text
             finally:
                 tally.iterations = state.iterations
+                self.final_context_limits = state.final_limits
                 self.history.extend(state.recorded)
                 self._apply_turn_limit()  # on every path, before TurnFinished
 
