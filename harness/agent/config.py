@@ -23,6 +23,12 @@ DEFAULT_RATE_LIMIT_RETRIES = 2
 """How many times a rate-limited call is retried after its ``retry-after`` wait."""
 
 
+DEFAULT_PROVIDER_TRUNCATION = False
+"""Whether the provider wrapper's own overflow truncation (spec 9) runs before the loop's
+reactive recovery; off by default (docs/decisions.md, "The agent path, exact to the
+reference")."""
+
+
 class Classifier(StrEnum):
     """Which overflow verdict the loop acts on (decision 19.10: ``extended`` by default)."""
 
@@ -45,3 +51,6 @@ class LoopConfig:
     """Ask for streamed answers (clients that stream: OpenAI Responses, Anthropic)."""
     rate_limit_retries: int = DEFAULT_RATE_LIMIT_RETRIES
     sleep: Sleep = asyncio.sleep
+    provider_truncation: bool = DEFAULT_PROVIDER_TRUNCATION
+    """Model the reference's provider wrapper: on an overflow, halve the request's copy of
+    the history at a turn opening once and retry, before the loop's recovery sees it."""

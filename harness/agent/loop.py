@@ -9,6 +9,7 @@ recovery to 2/3 of the current estimate, which uses up an iteration.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -43,6 +44,7 @@ from harness.runtime import (
     strip_orphaned_tool_calls_from_assistants,
     trim_to_recent_turns,
     trim_to_reported_budget,
+    truncate_for_context,
 )
 from harness.runtime.capacity import require_fit
 from harness.runtime.constants import (
@@ -198,15 +200,19 @@ class ToolLoop:
         self._announcer.provider_call_started(
             ctx, state.iterations, check.estimate, window, state.crumb_present
         )
-        reply = await self._send_with_rate_limit_retries(ctx, request)
+        reply = await self._send(ctx, request)
         state.final_limits = call.limits
         return reply
 
-    async def _send_with_rate_limit_retries(
-        self, ctx: CallContext, request: ProviderRequest
-    ) -> ProviderReply:
+    async def _send(self, ctx: CallContext, request: ProviderRequest) -> ProviderReply:
+        """One call as the reference's provider wrapper makes it: a rate-limited attempt
+        is retried after its wait; with ``provider_truncation``, one overflow per call is
+        answered by the wrapper's own truncation of the request's copy of the history
+        (spec 9: no breadcrumb, no trim event, the working history untouched)."""
         client = self._config.clients[ctx.route.provider]
-        for attempt in range(self._config.rate_limit_retries + 1):
+        retries_left = self._config.rate_limit_retries
+        may_truncate = self._config.provider_truncation
+        while True:
             started = self._announcer.clock()
             try:
                 reply = await client.complete(request)
@@ -215,16 +221,23 @@ class ToolLoop:
                 self._announcer.provider_call_failed(
                     ctx, _outcome_of(error), elapsed, error.error_type, error.status
                 )
-                last_attempt = attempt == self._config.rate_limit_retries
                 # Overflow is judged before rate limiting, as the reference does: under the
                 # `reference` classifier a throttle saying "too many tokens" is an overflow.
-                if not isinstance(error, RateLimited) or self._acts_on(error) or last_attempt:
+                if self._acts_on(error):
+                    shorter = truncate_for_context(request.messages) if may_truncate else None
+                    if shorter is None or not shorter.dropped:
+                        raise  # the loop's reactive recovery (spec 10) takes it from here
+                    self._announce_overflow(ctx, error)
+                    may_truncate = False  # once per call (`context_truncated`)
+                    request = dataclasses.replace(request, messages=shorter.history)
+                    continue
+                if not isinstance(error, RateLimited) or retries_left == 0:
                     raise
+                retries_left -= 1
                 await self._config.sleep(error.retry_after_s or 0.0)
                 continue
             self._announcer.provider_call_succeeded(ctx, reply, self._announcer.clock() - started)
             return reply
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _verdicts(self, error: ProviderError) -> tuple[bool, bool]:
         reference = is_context_window_exceeded(str(error))
@@ -236,14 +249,17 @@ class ToolLoop:
         reference, extended = self._verdicts(error)
         return reference if self._config.classifier is Classifier.REFERENCE else extended
 
+    def _announce_overflow(self, ctx: CallContext, error: ProviderError) -> bool:
+        """``OverflowDetected`` when either classifier calls ``error`` an overflow."""
+        reference, extended = self._verdicts(error)
+        if reference or extended:
+            self._announcer.overflow_detected(ctx, error, reference=reference, extended=extended)
+        return reference or extended
+
     async def _recover(self, state: TurnState, call: _Call, error: ProviderError) -> bool:
         """Reactive recovery (spec 10): ``True`` when the loop should retry."""
-        reference, extended = self._verdicts(error)
-        if not (reference or extended):
+        if not self._announce_overflow(call.context, error):
             return False
-        self._announcer.overflow_detected(
-            call.context, error, reference=reference, extended=extended
-        )
         if not self._acts_on(error):
             return False
         estimate = estimate_history_tokens(state.working)

@@ -103,6 +103,7 @@ from harness.runtime.turns import (
     segment_turns,
 )
 from harness.runtime.window import HistoryWindow, TrimStats
+from harness.runtime.wrapper_truncation import ContextTruncation, truncate_for_context
 
 __all__ = [
     "BREADCRUMB",
@@ -124,6 +125,7 @@ __all__ = [
     "Chat",
     "ChatMessage",
     "ContextCapacityExceeded",
+    "ContextTruncation",
     "ConversationMessage",
     "HarnessError",
     "HistoryPruning",
@@ -190,6 +192,7 @@ __all__ = [
     "trim_to_recent_turn_count",
     "trim_to_recent_turns",
     "trim_to_reported_budget",
+    "truncate_for_context",
     "truncate_tool_message",
     "truncate_tool_result",
     "valid_compact_ratio",

@@ -79,6 +79,7 @@ def build_rig(
     extra: Sequence[tuple[str, str, int, int | None]] = (),
     system_prompt: str | None = "sys",
     sleep: Sleep = _no_sleep,
+    provider_truncation: bool = False,
 ) -> Rig:
     """One ``openai.main`` fake (plus ``extra`` refs: (ref, model, fake window, configured
     window)), a strict bus with a recorder, and an Agent."""
@@ -117,6 +118,7 @@ def build_rig(
         tool_mode=tool_mode,
         classifier=classifier,
         sleep=sleep,
+        provider_truncation=provider_truncation,
     )
     agent = Agent(config, bus=bus, clock=Ticks(), ids=Ids(), session_id="s")
     if system_prompt is not None:
