@@ -10,7 +10,7 @@ recovery to 2/3 of the current estimate, which uses up an iteration.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from harness.agent.announce import Announcer, CallContext, apply_chat_trim
@@ -32,6 +32,7 @@ from harness.providers import (
 from harness.runtime import (
     ChatMessage,
     ConversationMessage,
+    OrphanSweep,
     ResolvedContextLimits,
     TrimResult,
     estimate_history_tokens,
@@ -55,6 +56,11 @@ from harness.runtime.constants import (
 from harness.runtime.images import request_has_images
 
 IdFactory = Callable[[str], str]
+
+sweep_orphans: Callable[[Sequence[ChatMessage]], OrphanSweep] = remove_orphaned_tool_messages
+"""The preflight orphan sweep (spec 15). A module attribute only so that the test suite
+can disable it once and prove its "no orphan tool rows in any request" invariant fires;
+nothing else rebinds it."""
 
 
 @dataclass(slots=True)
@@ -144,7 +150,7 @@ class ToolLoop:
         state.crumb_present = True
 
     def _preflight(self, state: TurnState) -> None:
-        swept = remove_orphaned_tool_messages(state.working)
+        swept = sweep_orphans(state.working)
         state.working = normalize_system_messages(swept.history)
 
     def _select(self, state: TurnState, requested: str | None, switched: Route | None) -> Route:

@@ -13,6 +13,7 @@ from harness.agent import Agent, LoopConfig, Route, RouteTable, ToolBox, echo_to
 from harness.agent.config import Classifier, Sleep
 from harness.agent.dispatch import ToolMode
 from harness.events import Event, EventBus, event_kind
+from harness.providers import ProviderClient, ProviderReply, ProviderRequest
 from harness.providers.factory import make_client
 from harness.runtime import Chat, ChatMessage, ProviderProfile, RuntimeProfile
 
@@ -48,6 +49,28 @@ async def _no_sleep(_: float) -> None:
     return None
 
 
+class SentLog:
+    """Every request the agent handed to a client, rows included, whatever the answer:
+    a request the fake rejects (an orphaned tool pair, say) keeps its rows here, where
+    the fake's own log can only record what it managed to decode."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, ProviderRequest]] = []
+
+    def wrap(self, ref: str, inner: ProviderClient) -> ProviderClient:
+        return _LoggedClient(ref, inner, self)
+
+
+class _LoggedClient:
+    def __init__(self, ref: str, inner: ProviderClient, log: SentLog) -> None:
+        self.provider_kind = inner.provider_kind
+        self._ref, self._inner, self._log = ref, inner, log
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        self._log.requests.append((self._ref, request))
+        return await self._inner.complete(request)
+
+
 @dataclass
 class Rig:
     agent: Agent
@@ -55,6 +78,7 @@ class Rig:
     recorder: Recorder
     http: httpx.AsyncClient
     extra_fakes: dict[str, fakes.FakeProvider] = field(default_factory=dict)
+    sent: SentLog = field(default_factory=SentLog)
 
     def kinds(self) -> list[str]:
         return [event_kind(e) for e in self.recorder.events]
@@ -100,7 +124,7 @@ def build_rig(
         )
     }
     providers = {"openai": {"main": ProviderProfile("gpt-test", configured_window)}}
-    extra_fakes = {}
+    extra_fakes: dict[str, fakes.FakeProvider] = {}
     for ref, model, window, configured in extra:
         other = fakes.FakeProvider("openai", model, context_window=window, script=script)
         other_http = httpx.AsyncClient(transport=fakes.asgi_transport(other), base_url="http://x")
@@ -110,10 +134,11 @@ def build_rig(
         provider_type, _, alias = ref.partition(".")
         providers.setdefault(provider_type, {})[alias] = ProviderProfile(model, configured)
         extra_fakes[ref] = other
+    sent = SentLog()
     config = LoopConfig(
         profile=profile,
         routes=RouteTable(providers, Route("openai.main"), model_routes or {}),
-        clients=clients,
+        clients={ref: sent.wrap(ref, client) for ref, client in clients.items()},
         tools=ToolBox({"echo": echo_tool(repeat=1)}) if tools else ToolBox(),
         tool_mode=tool_mode,
         classifier=classifier,
@@ -123,4 +148,4 @@ def build_rig(
     agent = Agent(config, bus=bus, clock=Ticks(), ids=Ids(), session_id="s")
     if system_prompt is not None:
         agent.history.append(Chat(ChatMessage("system", system_prompt)))
-    return Rig(agent, fake, recorder, http, extra_fakes)
+    return Rig(agent, fake, recorder, http, extra_fakes, sent)
