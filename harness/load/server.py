@@ -31,12 +31,13 @@ from types import TracebackType
 from fakes import serve_forever
 from harness.load.fake import ServerStats, build_load_fake
 from harness.load.template import read_plan
+from harness.runtime import HarnessError
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(HarnessError, RuntimeError):
     """The fake-server process did not announce its URL in time."""
 
 

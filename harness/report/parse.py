@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.events import EVENT_KINDS, Event
+from harness.runtime import HarnessError
 from harness.telemetry.transcript import KIND_KEY, TranscriptError, event_from_record
 
 SUFFIX = ".jsonl"
@@ -32,7 +33,7 @@ SHOWN = 80  # characters of a bad value quoted in an error
 _KINDS: dict[str, type[Event]] = {kind.__name__: kind for kind in EVENT_KINDS}
 
 
-class ReportInputError(ValueError):
+class ReportInputError(HarnessError, ValueError):
     """A transcript that cannot be reported on; the message names the file (and line)."""
 
 

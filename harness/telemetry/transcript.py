@@ -33,12 +33,13 @@ from harness.events import (
     TurnStarted,
     event_kind,
 )
+from harness.runtime import HarnessError
 
 KIND_KEY = "kind"
 _KINDS: dict[str, type[Event]] = {kind.__name__: kind for kind in EVENT_KINDS}
 
 
-class TranscriptError(ValueError):
+class TranscriptError(HarnessError, ValueError):
     """A transcript line that is not a recorded event."""
 
 
