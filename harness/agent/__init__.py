@@ -1,15 +1,19 @@
 """When the rules run: the structured Agent, the tool loop, the legacy run path, channel
 sender caches, route selection, and the client frames."""
 
-from harness.agent.announce import Announcer, apply_chat_trim, apply_conversation_trim
+from harness.agent.announce import Announcer
 from harness.agent.channel import RESEND_NOTICE, ChannelOrchestrator
-from harness.agent.config import Classifier, Hook, LoopConfig
+from harness.agent.config import Clock, Hook, IdFactory, LoopConfig
 from harness.agent.dispatch import ToolMode, to_provider_messages
 from harness.agent.legacy import LegacySession, LogSink
-from harness.agent.loop import ToolLoop, TurnState
+from harness.agent.loop import ToolLoop
 from harness.agent.routes import HINT_PREFIX, Route, RouteTable
 from harness.agent.structured import Agent
+from harness.agent.tool_execution import run_tool_calls
 from harness.agent.tools import Tool, ToolBox, ToolOutput, echo_tool
+from harness.agent.trim_step import apply_chat_trim, apply_conversation_trim
+from harness.agent.turn_state import TurnState
+from harness.providers.classify import Classifier
 
 __all__ = [
     "HINT_PREFIX",
@@ -18,7 +22,9 @@ __all__ = [
     "Announcer",
     "ChannelOrchestrator",
     "Classifier",
+    "Clock",
     "Hook",
+    "IdFactory",
     "LegacySession",
     "LogSink",
     "LoopConfig",
@@ -33,5 +39,6 @@ __all__ = [
     "apply_chat_trim",
     "apply_conversation_trim",
     "echo_tool",
+    "run_tool_calls",
     "to_provider_messages",
 ]

@@ -8,11 +8,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from harness.agent.announce import Announcer, announced_turn
-from harness.agent.config import Classifier, LoopConfig
+from harness.agent.config import IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
-from harness.agent.loop import IdFactory, ToolLoop, TurnState
-from harness.events import EventBus
+from harness.agent.loop import ToolLoop
+from harness.agent.turn_state import TurnState
+from harness.events import EventBus, TurnOutcome
 from harness.providers import ContextWindowExceeded, ProviderError
+from harness.providers.classify import Classifier
 from harness.runtime import (
     ChatMessage,
     append_sender_turn,
@@ -83,7 +85,7 @@ class ChannelOrchestrator:
             except ProviderError as error:
                 if not self._is_overflow(error):
                     raise
-                tally.outcome = "compacted"
+                tally.outcome = TurnOutcome.COMPACTED
                 self.caches[sender] = compact_sender_history(self.caches[sender])
                 return RESEND_NOTICE
             finally:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from harness.agent.dispatch import ToolMode
 from harness.agent.routes import RouteTable
 from harness.agent.tools import ToolBox
 from harness.providers import ProviderClient
+from harness.providers.classify import Classifier
 from harness.runtime import ChatMessage, RuntimeProfile
 
 Hook = Callable[[list[ChatMessage]], list[ChatMessage]]
@@ -29,11 +29,11 @@ reactive recovery; off by default (docs/decisions.md, "The agent path, exact to 
 reference")."""
 
 
-class Classifier(StrEnum):
-    """Which overflow verdict the loop acts on (decision 19.10: ``extended`` by default)."""
+Clock = Callable[[], float]
+"""Seconds from an arbitrary origin; injected (a fake clock makes transcripts reproducible)."""
 
-    REFERENCE = "reference"
-    EXTENDED = "extended"
+IdFactory = Callable[[str], str]
+"""A fresh id for a prefix (``"turn"``, ``"call"``); injected, like the clock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,7 @@ class LoopConfig:
     tools: ToolBox = field(default_factory=ToolBox)
     tool_mode: ToolMode = ToolMode.NATIVE
     classifier: Classifier = Classifier.EXTENDED
+    """Which overflow verdict the loop acts on (decision 19.10: ``extended`` by default)."""
     hooks: Sequence[Hook] = ()
     max_output_tokens: int | None = None
     stream: bool = False

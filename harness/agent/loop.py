@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from harness.agent.announce import Announcer, CallContext, apply_chat_trim
-from harness.agent.config import Classifier, LoopConfig
+from harness.agent.announce import Announcer, CallContext
+from harness.agent.config import IdFactory, LoopConfig
 from harness.agent.dispatch import ToolMode
 from harness.agent.recording import record_final_answer, record_tool_round, record_user_prompt
 from harness.agent.routes import Route
-from harness.events import TrimTrigger
+from harness.agent.tool_execution import run_tool_calls
+from harness.agent.trim_step import apply_chat_trim
+from harness.agent.turn_state import TurnState
+from harness.events import CallOutcome, CallPurpose, RecoveryOutcome, TrimTrigger
 from harness.providers import (
     ContextWindowExceeded,
     ProviderError,
@@ -29,9 +32,9 @@ from harness.providers import (
     ProviderTimeout,
     RateLimited,
 )
+from harness.providers.classify import Classifier
 from harness.runtime import (
     ChatMessage,
-    ConversationMessage,
     OrphanSweep,
     ResolvedContextLimits,
     TrimResult,
@@ -55,29 +58,10 @@ from harness.runtime.constants import (
 )
 from harness.runtime.images import request_has_images
 
-IdFactory = Callable[[str], str]
-
 sweep_orphans: Callable[[Sequence[ChatMessage]], OrphanSweep] = remove_orphaned_tool_messages
 """The preflight orphan sweep (spec 15). A module attribute only so that the test suite
 can disable it once and prove its "no orphan tool rows in any request" invariant fires;
 nothing else rebinds it."""
-
-
-@dataclass(slots=True)
-class TurnState:
-    """The working history of one turn and what the turn recorded, kept by the caller so
-    the error paths still see them."""
-
-    working: list[ChatMessage]
-    crumb_present: bool
-    recorded: list[ConversationMessage] = field(default_factory=list)
-    iterations: int = 0
-    last_trim_key: tuple[str, str | None, int] | None = None
-    final_text: str | None = None
-    hit_iteration_limit: bool = False
-    final_limits: ResolvedContextLimits | None = None
-    """The limits of the route that served the turn's last successful call (``None``
-    until one is served): the gateway's ``done`` frame reports these (spec 7)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +96,7 @@ class ToolLoop:
             route = self._select(state, requested_model, switched)
             call = self._prepare(state, route, with_tools=True)
             try:
-                reply = await self._dispatch(state, call, purpose="tool_loop")
+                reply = await self._dispatch(state, call, purpose=CallPurpose.TOOL_LOOP)
             except ProviderError as error:
                 if not await self._recover(state, call, error):
                     raise
@@ -121,7 +105,8 @@ class ToolLoop:
             if final:
                 record_final_answer(state, reply.text)
             else:
-                await record_tool_round(state, reply, self._config, self._announcer)
+                results = await run_tool_calls(reply.tool_calls, self._config, self._announcer)
+                record_tool_round(state, reply, results, self._config.tool_mode)
             self._enforce_reported_budget(state, call, reply)
             if final:
                 return
@@ -190,7 +175,9 @@ class ToolLoop:
         if result.trimmed:
             self._commit(state, result, TrimTrigger.PROACTIVE, budget, route, model)
 
-    async def _dispatch(self, state: TurnState, call: _Call, *, purpose: str) -> ProviderReply:
+    async def _dispatch(
+        self, state: TurnState, call: _Call, *, purpose: CallPurpose
+    ) -> ProviderReply:
         ctx, window = call.context, call.limits.model_context_window
         check = measure_capacity(call.prepared, call.tool_schema_tokens, window)
         self._announcer.capacity_checked(ctx.route, ctx.model, check, purpose)
@@ -273,10 +260,14 @@ class ToolLoop:
         result = trim_to_recent_turns(state.working, target, state.crumb_present)
         floor = estimate_system_floor_tokens(state.working)
         route_budget = call.limits.context_token_budget
-        outcome = "retrying"
+        outcome = RecoveryOutcome.RETRYING
         if not result.trimmed:
             too_big = floor >= route_budget
-            outcome = "context_floor_exceeds_budget" if too_big else "only_one_turn_left"
+            outcome = (
+                RecoveryOutcome.CONTEXT_FLOOR_EXCEEDS_BUDGET
+                if too_big
+                else RecoveryOutcome.ONLY_ONE_TURN_LEFT
+            )
         self._announcer.recovery_attempted(
             call.context,
             estimate=estimate,
@@ -320,19 +311,19 @@ class ToolLoop:
         record_user_prompt(state, prompt)
         route = self._select(state, requested, switched)
         call = self._prepare(state, route, with_tools=False)
-        reply = await self._dispatch(state, call, purpose="max_iterations_summary")
+        reply = await self._dispatch(state, call, purpose=CallPurpose.MAX_ITERATIONS_SUMMARY)
         record_final_answer(state, reply.text)
 
 
-def _outcome_of(error: ProviderError) -> str:
+def _outcome_of(error: ProviderError) -> CallOutcome:
     if isinstance(error, ContextWindowExceeded):
-        return "overflow"
+        return CallOutcome.OVERFLOW
     if isinstance(error, RateLimited):
-        return "rate_limited"
+        return CallOutcome.RATE_LIMITED
     if isinstance(error, ProviderServerError):
-        return "server_error"
+        return CallOutcome.SERVER_ERROR
     if isinstance(error, ProviderTimeout):
-        return "timeout"
+        return CallOutcome.TIMEOUT
     if isinstance(error, ProviderProtocolError):
-        return "protocol_error"
-    return "rejected"
+        return CallOutcome.PROTOCOL_ERROR
+    return CallOutcome.REJECTED

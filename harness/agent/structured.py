@@ -10,14 +10,16 @@ after every turn (success, error and cancellation alike) and on seeding.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from harness.agent.announce import Announcer, announced_turn, apply_conversation_trim
-from harness.agent.config import LoopConfig
+from harness.agent.announce import Announcer, announced_turn
+from harness.agent.config import Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
-from harness.agent.loop import IdFactory, ToolLoop, TurnState
+from harness.agent.loop import ToolLoop
 from harness.agent.routes import Route
-from harness.events import EventBus
+from harness.agent.trim_step import apply_conversation_trim
+from harness.agent.turn_state import TurnState
+from harness.events import EventBus, TurnOutcome
 from harness.runtime import (
     Chat,
     ChatMessage,
@@ -27,8 +29,6 @@ from harness.runtime import (
     effective_max_history_messages,
     trim_conversation_to_recent_turns,
 )
-
-Clock = Callable[[], float]
 
 
 class Agent:
@@ -100,7 +100,7 @@ class Agent:
                     state, requested_model=model, switched=self.switched_route
                 )
                 if state.hit_iteration_limit:
-                    tally.outcome = "max_iterations"
+                    tally.outcome = TurnOutcome.MAX_ITERATIONS
                 return state.final_text
             finally:
                 tally.iterations = state.iterations

@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any, Final
 
 import fakes
+from fakes.profiles import SDK_ENDPOINTS
 from harness.events import EVENT_KINDS, TrimTrigger
 from harness.scenarios.rules import RULES
 
@@ -65,10 +66,7 @@ def unknown(
 @cache
 def fake_variants(kind: str) -> tuple[str, ...]:
     """The overflow variants the fake behind a client kind can answer with."""
-    # Imported here: environment imports the schema, which imports this module.
-    from harness.scenarios.environment import FAKE_FOR_KIND  # noqa: PLC0415
-
-    profile_name, _ = FAKE_FOR_KIND[kind]
+    profile_name, _ = SDK_ENDPOINTS[kind]
     return tuple(sorted({e.variant for e in fakes.overflow_entries(profile_name)}))
 
 

@@ -10,10 +10,11 @@ import httpx
 
 import fakes
 from harness.agent import Agent, LoopConfig, Route, RouteTable, ToolBox, echo_tool
-from harness.agent.config import Classifier, Sleep
+from harness.agent.config import Sleep
 from harness.agent.dispatch import ToolMode
 from harness.events import Event, EventBus, event_kind
 from harness.providers import ProviderClient, ProviderReply, ProviderRequest
+from harness.providers.classify import Classifier
 from harness.providers.factory import make_client
 from harness.runtime import Chat, ChatMessage, ProviderProfile, RuntimeProfile
 
