@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from harness.agent.announce import Announcer, announced_turn
-from harness.agent.config import IdFactory, LoopConfig
+from harness.agent.config import DEFAULT_SENDER, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
 from harness.agent.turn_state import TurnState
@@ -66,6 +66,17 @@ class ChannelOrchestrator:
         if self._config.classifier is Classifier.REFERENCE:
             return is_channel_context_window_overflow(str(error))
         return isinstance(error, ContextWindowExceeded) and error.extended_verdict
+
+    async def send(
+        self, text: str, *, model: str | None = None, sender: str = DEFAULT_SENDER
+    ) -> str | None:
+        """The ``Driver`` entry point: ``text`` from ``sender`` (a channel serves the
+        default route; ``model`` is not a channel's choice and is ignored)."""
+        return await self.handle(sender, text)
+
+    def provider_rows(self) -> tuple[list[ChatMessage], bool]:
+        """Every sender's cache, in LRU order; a channel keeps no breadcrumb flag."""
+        return [row for cache in self.caches.values() for row in cache], False
 
     async def handle(self, sender: str, text: str) -> str | None:
         self._cache(sender)

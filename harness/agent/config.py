@@ -19,6 +19,9 @@ after every hook)."""
 
 Sleep = Callable[[float], Awaitable[None]]
 
+DEFAULT_SENDER = "user"
+"""Who speaks on a channel when the caller names no one (the ``Driver`` protocol)."""
+
 DEFAULT_RATE_LIMIT_RETRIES = 2
 """How many times a rate-limited call is retried after its ``retry-after`` wait."""
 

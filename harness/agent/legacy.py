@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from harness.agent.announce import Announcer, TurnTally, announced_turn
-from harness.agent.config import Clock, IdFactory, LoopConfig
+from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.loop import ToolLoop
 from harness.agent.trim_step import apply_chat_trim
 from harness.agent.turn_state import TurnState
@@ -71,6 +71,15 @@ class LegacySession:
                 return await self._attempt(model, tally, allow_outer_recovery=True)
             finally:
                 self._trim_after_turn()
+
+    async def send(
+        self, text: str, *, model: str | None = None, sender: str = DEFAULT_SENDER
+    ) -> str | None:
+        """The ``Driver`` entry point: one interactive turn (no senders here)."""
+        return await self.run_turn(text, model=model)
+
+    def provider_rows(self) -> tuple[list[ChatMessage], bool]:
+        return list(self.history), self.history_has_trim_breadcrumb
 
     async def _attempt(
         self, model: str | None, tally: TurnTally, *, allow_outer_recovery: bool

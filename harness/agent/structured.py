@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from harness.agent.announce import Announcer, announced_turn
-from harness.agent.config import Clock, IdFactory, LoopConfig
+from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
 from harness.agent.routes import Route
@@ -30,6 +30,9 @@ from harness.runtime import (
     trim_conversation_to_recent_turns,
 )
 
+DEFAULT_AGENT_NAME = "trimscope"
+"""The name a structured Agent reports on ``TurnStarted`` unless given one."""
+
 
 class Agent:
     def __init__(
@@ -40,7 +43,7 @@ class Agent:
         clock: Clock,
         ids: IdFactory,
         session_id: str,
-        name: str = "trimscope",
+        name: str = DEFAULT_AGENT_NAME,
         alias: str | None = None,
         channel: str | None = None,
     ) -> None:
@@ -107,6 +110,15 @@ class Agent:
                 self.final_context_limits = state.final_limits
                 self.history.extend(state.recorded)
                 self._apply_turn_limit()  # on every path, before TurnFinished
+
+    async def send(
+        self, text: str, *, model: str | None = None, sender: str = DEFAULT_SENDER
+    ) -> str | None:
+        """The ``Driver`` entry point: one turn (a structured Agent has no senders)."""
+        return await self.turn(text, model=model)
+
+    def provider_rows(self) -> tuple[list[ChatMessage], bool]:
+        return self.working_history(), self.history_has_trim_breadcrumb
 
     def _apply_turn_limit(self) -> None:
         cap = effective_max_history_messages(self._config.profile)

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import httpx
 
 import fakes
-from harness.agent import Agent, LoopConfig, Route, RouteTable, ToolBox, echo_tool
+from harness.agent import (
+    Agent,
+    LoopConfig,
+    Route,
+    RouteTable,
+    SessionSpec,
+    ToolBox,
+    echo_tool,
+    open_agent,
+)
 from harness.agent.config import Sleep
 from harness.agent.dispatch import ToolMode
 from harness.events import Event, EventBus, event_kind
 from harness.providers import ProviderClient, ProviderReply, ProviderRequest
 from harness.providers.classify import Classifier
 from harness.providers.factory import make_client
-from harness.runtime import Chat, ChatMessage, ProviderProfile, RuntimeProfile
+from harness.runtime import ProviderProfile, RuntimeProfile
 
 
 class Recorder:
@@ -28,22 +36,6 @@ class Recorder:
 
     def of(self, kind: str) -> list[Event]:
         return [e for e in self.events if event_kind(e) == kind]
-
-
-class Ticks:
-    def __init__(self) -> None:
-        self._n = itertools.count()
-
-    def __call__(self) -> float:
-        return next(self._n) / 1000
-
-
-class Ids:
-    def __init__(self) -> None:
-        self._counters: dict[str, itertools.count[int]] = {}
-
-    def __call__(self, prefix: str) -> str:
-        return f"{prefix}-{next(self._counters.setdefault(prefix, itertools.count(1)))}"
 
 
 async def _no_sleep(_: float) -> None:
@@ -146,7 +138,5 @@ def build_rig(
         sleep=sleep,
         provider_truncation=provider_truncation,
     )
-    agent = Agent(config, bus=bus, clock=Ticks(), ids=Ids(), session_id="s")
-    if system_prompt is not None:
-        agent.history.append(Chat(ChatMessage("system", system_prompt)))
+    agent = open_agent(SessionSpec(config, bus, "s", system_prompt=system_prompt))
     return Rig(agent, fake, recorder, http, extra_fakes, sent)
