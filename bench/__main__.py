@@ -18,13 +18,12 @@ from functools import partial
 from itertools import pairwise
 
 from bench.histories import NON_ASCII_SHARE, HistoryGenerator
+from bench.history_window import HistoryWindow, TrimStats
 from bench.naive import naive_trim_to_recent_turns
 from bench.timing import fmt_ratio, fmt_time, gc_paused, measure, table
 from harness.runtime import (
     ChatMessage,
-    HistoryWindow,
     TrimResult,
-    TrimStats,
     estimate_history_tokens,
     insert_breadcrumb_deduped,
     trim_to_recent_turns,

@@ -102,7 +102,6 @@ from harness.runtime.turns import (
     is_turn_boundary,
     segment_turns,
 )
-from harness.runtime.window import HistoryWindow, TrimStats
 from harness.runtime.wrapper_truncation import ContextTruncation, truncate_for_context
 
 __all__ = [
@@ -129,7 +128,6 @@ __all__ = [
     "ConversationMessage",
     "HarnessError",
     "HistoryPruning",
-    "HistoryWindow",
     "LegacyTrimResult",
     "ModelContextWindow",
     "OrphanSweep",
@@ -143,7 +141,6 @@ __all__ = [
     "ToolResults",
     "ToolSpec",
     "TrimResult",
-    "TrimStats",
     "TurnCountTrimResult",
     "TurnSegments",
     "WindowSource",

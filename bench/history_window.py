@@ -1,5 +1,8 @@
 """An incremental history window: the budget and turn-count trims without re-reading history.
 
+Not part of the runtime: the agent rebuilds its working copy every turn and uses the pure
+trimmers, so this window lives with the benchmark that measures what it would save.
+
 ``HistoryWindow`` holds a provider-facing history and its owner's breadcrumb flag, and keeps
 what the pure trimmers (spec 3.1, 3.2) recompute on every call: per-row costs, running sums
 and turn boundaries. Its trims return records identical to ``trim_to_recent_turns`` and
