@@ -1,7 +1,9 @@
 """The reference rules as pure functions (stdlib only; no logging, clock, randomness or I/O).
 
 Every function takes its inputs by value and returns new objects or frozen records; none
-mutates what it is given. ``docs/decisions.md`` records each choice the contract left open.
+mutates what it is given. (Rows remember what was measured of them in hidden memo slots,
+written only through ``harness.runtime.memo``: a pure function of the row, invisible to
+equality, so no caller can tell.) ``docs/decisions.md`` records each choice the contract left open.
 """
 
 from harness.runtime.budget import (

@@ -10,8 +10,10 @@ zero attachments and an untrusted body.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from harness.runtime.constants import TOOL_ATTACHMENTS_HEADER_PREFIX, TOOL_RESULTS_PREFIX
+from harness.runtime.memo import Memo
 from harness.runtime.messages import (
     ATTACHMENT_KINDS,
     Attachment,
@@ -107,17 +109,21 @@ def parse_prompt_tool_carrier(content: str) -> ParsedCarrier | None:
     return ParsedCarrier("\n".join(lines[2 + count :]), tuple(attachments), declared=True)
 
 
+CARRIER: Final = Memo["ParsedCarrier | None"]("_carrier")
+"""A carrier row's parsed declaration, remembered on the row (``harness.runtime.memo``)."""
+
+
 def parse_carrier(message: ChatMessage) -> ParsedCarrier | None:
     """The declaration of a carrier row, or ``None`` for a carrier with no fixed position.
 
     Remembered on the (immutable) row: the estimate, the image check and the wire decode
     each read the current turn's carriers on every loop iteration."""
     try:
-        cached: ParsedCarrier | None = message._carrier  # type: ignore[attr-defined]
+        cached = CARRIER.read(message)
     except AttributeError:
         if message.role == "tool":
             cached = parse_native_tool_carrier(message.content)
         else:
             cached = parse_prompt_tool_carrier(message.content)
-        object.__setattr__(message, "_carrier", cached)
+        CARRIER.write(message, cached)
     return cached
