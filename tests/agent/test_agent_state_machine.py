@@ -211,8 +211,7 @@ class AgentMachine(RuleBasedStateMachine):
 
 # Each example runs real HTTP round trips: fewer, shorter runs than the profile's default.
 AgentMachine.TestCase.settings = settings(
-    settings.default,
-    max_examples=max(10, settings.default.max_examples // 4),
+    max_examples=max(10, settings().max_examples // 4),
     stateful_step_count=12,
 )
 TestAgentMachine = AgentMachine.TestCase
