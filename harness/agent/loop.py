@@ -116,6 +116,7 @@ class ToolLoop:
     def _commit(
         self,
         state: TurnState,
+        *,
         result: TrimResult,
         trigger: TrimTrigger,
         budget: int,
@@ -173,7 +174,14 @@ class ToolLoop:
         state.last_trim_key = key
         result = trim_to_recent_turns(state.working, budget, state.crumb_present)
         if result.trimmed:
-            self._commit(state, result, TrimTrigger.PROACTIVE, budget, route, model)
+            self._commit(
+                state,
+                result=result,
+                trigger=TrimTrigger.PROACTIVE,
+                budget=budget,
+                route=route,
+                model=model,
+            )
 
     async def _dispatch(
         self, state: TurnState, call: _Call, *, purpose: CallPurpose
@@ -280,7 +288,14 @@ class ToolLoop:
         if not result.trimmed:
             return False
         ctx = call.context
-        self._commit(state, result, TrimTrigger.REACTIVE, target, ctx.route, ctx.model)
+        self._commit(
+            state,
+            result=result,
+            trigger=TrimTrigger.REACTIVE,
+            budget=target,
+            route=ctx.route,
+            model=ctx.model,
+        )
         return True
 
     def _enforce_reported_budget(self, state: TurnState, call: _Call, reply: ProviderReply) -> None:
@@ -300,7 +315,14 @@ class ToolLoop:
         )
         if result.trimmed:
             ctx = call.context
-            self._commit(state, result, TrimTrigger.REPORTED_USAGE, budget, ctx.route, ctx.model)
+            self._commit(
+                state,
+                result=result,
+                trigger=TrimTrigger.REPORTED_USAGE,
+                budget=budget,
+                route=ctx.route,
+                model=ctx.model,
+            )
 
     async def _finish_after_max_iterations(
         self, state: TurnState, requested: str | None, switched: Route | None

@@ -70,8 +70,13 @@ def native_tool_carrier_of(value: object) -> ParsedCarrier | None:
     return ParsedCarrier(value["content"], tuple(a for a in parsed if a is not None), True)
 
 
+_BRACKETS = len("[]")
+_HEADER_LINES = 2
+"""A declared prompt-mode carrier starts with ``[Tool results]`` and its count line."""
+
+
 def parse_marker_line(line: str) -> Attachment | None:
-    if not (line.startswith("[") and line.endswith("]")) or len(line) < 2:
+    if not (line.startswith("[") and line.endswith("]")) or len(line) < _BRACKETS:
         return None
     kind, sep, target = line[1:-1].partition(":")
     if not sep or not target or kind not in _MARKER_KINDS:
@@ -95,7 +100,7 @@ def parse_prompt_tool_carrier(content: str) -> ParsedCarrier | None:
     if lines[0] != TOOL_RESULTS_PREFIX:
         return None
     legacy = ParsedCarrier(content, (), declared=False)
-    if len(lines) < 2:
+    if len(lines) < _HEADER_LINES:
         return legacy
     count = _parse_count_header(lines[1])
     if count is None or len(lines) < 2 + count:

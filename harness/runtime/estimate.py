@@ -23,6 +23,7 @@ from harness.runtime.memo import CURRENT_TOKENS, OLDER_TOKENS, Memo
 from harness.runtime.messages import ChatMessage, to_json
 from harness.runtime.text import RUST_WHITESPACE, rust_trim, utf8_len
 
+_UNC_PREFIX = "\\\\"
 _DRIVE_PATH = re.compile(r"[A-Za-z]:[\\/]")
 
 
@@ -65,7 +66,7 @@ def is_loadable_image_ref(ref: str) -> bool:
         return True
     if _DRIVE_PATH.match(ref):
         return True
-    if ref.startswith("\\\\") and len(ref) > 2 and ref[2] not in "?.":
+    if ref.startswith(_UNC_PREFIX) and len(ref) > len(_UNC_PREFIX) and ref[2] not in "?.":
         # As the reference's `is_windows_unc_path`: the share may follow `\` or `/`.
         rest = ref[2:]
         cut = min((i for i in (rest.find("\\"), rest.find("/")) if i >= 0), default=-1)
