@@ -5,10 +5,9 @@ to its last 12 rows and the user is asked to resend."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
 
 from harness.agent.announce import Announcer, announced_turn
-from harness.agent.config import DEFAULT_SENDER, IdFactory, LoopConfig
+from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
 from harness.agent.turn_state import TurnState
@@ -35,7 +34,7 @@ class ChannelOrchestrator:
         config: LoopConfig,
         *,
         bus: EventBus,
-        clock: Callable[[], float],
+        clock: Clock,
         ids: IdFactory,
         channel: str,
         system_prompt: str | None = None,

@@ -24,6 +24,7 @@ import httpx
 from harness.agent import (
     Agent,
     Classifier,
+    Clock,
     LoopConfig,
     Route,
     RouteTable,
@@ -48,7 +49,6 @@ from harness.providers.base import ProviderClient
 from harness.providers.factory import make_client
 from harness.runtime import ProviderProfile
 
-Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 CallHook = Callable[[str, float, BaseException | None], None]
 """Called after every provider call: (provider ref, seconds, error or ``None``)."""
