@@ -4,7 +4,9 @@ Per iteration: orphan sweep and system normalisation; route and limits resolved 
 call about to be made; the proactive budget trim (iteration 0, and whenever route, model
 or budget changed); hooks; the pre-dispatch capacity check; the call. After a reply that
 reports input tokens over budget, the reported-usage trim; on an overflow, reactive
-recovery to 2/3 of the current estimate, which uses up an iteration.
+recovery to 2/3 of the current estimate, which uses up an iteration. With
+``provider_truncation`` the call itself first retries once on the provider wrapper's own
+halving of the request (spec 9), below the loop and invisible to it.
 """
 
 from __future__ import annotations
