@@ -393,6 +393,8 @@ def goals(report: Report, medians: dict[tuple[str, int], float], retrim: list[Re
     rows = []
     if GOAL_SIZE in {size for _, size in medians}:
         for name in ("chars/4 function", "count_tokens_approximately"):
+            if (name, GOAL_SIZE) not in medians:
+                continue  # langchain skipped (--skip-langchain)
             for engine, label in (
                 ("ours", "trim_to_recent_turns"),
                 ("cold", "trim_to_recent_turns, cold rows"),

@@ -136,15 +136,14 @@ def _measure_older(rows: Sequence[ChatMessage]) -> list[int]:
     """Price rows as older rows and remember it on each: one tight loop where rows that
     can be neither carriers nor image-bearing user rows (most rows) are priced inline."""
     costs: list[int] = []
-    remember = OLDER_TOKENS.write
     for row in rows:
         role, content = row.role, row.content
         if role == "user" and (content[:1] in _CARRIER_LEADS or IMAGE_MARKER_PREFIX in content):
             cost = message_tokens(row, current_carrier=False)
         else:
             cost = row_tokens(len(content) if content.isascii() else utf8_len(content))
-        remember(row, cost)
         costs.append(cost)
+    OLDER_TOKENS.write_all(rows, costs)
     return costs
 
 

@@ -49,6 +49,12 @@ class Memo(Generic[T]):
     def write(self, row: ChatMessage, value: T) -> None:
         object.__setattr__(row, self.name, value)
 
+    def write_all(self, rows: Sequence[ChatMessage], values: Sequence[T]) -> None:
+        """``write`` for each row and its value: one call for a whole first scan."""
+        remember, name = object.__setattr__, self.name
+        for row, value in zip(rows, values, strict=True):
+            remember(row, name, value)
+
 
 OLDER_TOKENS: Final = Memo[int]("_older_tokens")
 """The row's cost priced as an older row (spec 5.3)."""

@@ -28,12 +28,11 @@ def boundary_indices(rows: Sequence[ChatMessage]) -> list[int]:
     try:
         flags = OPENS_TURN.read_all(rows)
     except AttributeError:
-        flags = []
-        remember = OPENS_TURN.write
-        for row in rows:  # is_turn_boundary, inlined: this is the first scan of every row
-            opens = row.role == "user" and not row.content.startswith(TOOL_RESULTS_PREFIX)
-            remember(row, opens)
-            flags.append(opens)
+        # is_turn_boundary, inlined: this is the first scan of every row
+        flags = [
+            row.role == "user" and not row.content.startswith(TOOL_RESULTS_PREFIX) for row in rows
+        ]
+        OPENS_TURN.write_all(rows, flags)
     return list(compress(range(len(rows)), flags))
 
 
