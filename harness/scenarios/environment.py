@@ -205,5 +205,6 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
         max_output_tokens=scenario.request.max_output_tokens,
         stream=scenario.request.stream,
         sleep=_no_sleep,
+        provider_truncation=scenario.provider_truncation,
     )
     return Environment(scenario, bus, config, fakes_by_ref, http_clients)

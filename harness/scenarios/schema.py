@@ -378,6 +378,11 @@ class Scenario(_Strict):
     driver: Literal["agent", "legacy", "channel"] = "agent"
     tool_mode: Literal["native", "prompt"] = "native"
     classifier: Literal["reference", "extended"] = "extended"
+    provider_truncation: bool = Field(
+        default=False,
+        description="model the reference's provider wrapper: on an overflow, retry the call"
+        " once on its own turn-safe halving of the request, before the loop's recovery",
+    )
     system_prompt: str | None = "You are a careful agent."
     runtime: RuntimeSpec = RuntimeSpec()
     request: RequestSpec = RequestSpec()
