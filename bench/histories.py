@@ -54,14 +54,24 @@ class _Text:
         return pool[start : start + size]
 
 
+TOOL_IMAGE_SHARE = 0.03
+"""Tool rounds whose results declare a screenshot."""
+NATIVE_ROUND_SHARE = 0.6
+"""Tool rounds in native mode (the rest are prompt-mode carriers)."""
+CALL_NOTE_SHARE = 0.5
+"""Native tool calls that come with assistant text."""
+USER_IMAGE_SHARE = 0.05
+"""User prompts that attach an image."""
+
+
 def _tool_round(rng: random.Random, text: _Text, turn: int, round_no: int) -> list[ChatMessage]:
     images = []
-    if rng.random() < 0.03:
+    if rng.random() < TOOL_IMAGE_SHARE:
         images.append(Attachment("image", f"/tmp/screens/{turn}_{round_no}.png"))
-    if rng.random() < 0.6:
+    if rng.random() < NATIVE_ROUND_SHARE:
         ids = [f"call_{turn}_{round_no}_{n}" for n in range(rng.randint(1, 3))]
         calls = [ToolCall(i, "shell", f'{{"command":"{text.take(8, 120)}"}}') for i in ids]
-        note = text.take(5, 200) if rng.random() < 0.5 else None
+        note = text.take(5, 200) if rng.random() < CALL_NOTE_SHARE else None
         results = [native_tool_result_row(i, text.take(40, 4000), images) for i in ids]
         return [native_tool_call_row(note, calls), *results]
     outputs = [
@@ -75,7 +85,7 @@ def _tool_round(rng: random.Random, text: _Text, turn: int, round_no: int) -> li
 
 def _turn(rng: random.Random, text: _Text, turn: int) -> list[ChatMessage]:
     prompt = text.take(10, 800)
-    if rng.random() < 0.05:
+    if rng.random() < USER_IMAGE_SHARE:
         prompt += f" [IMAGE:/tmp/uploads/{turn}.png]"
     rows = [ChatMessage("user", prompt)]
     for round_no in range(rng.choice((0, 0, 1, 1, 2, 3))):

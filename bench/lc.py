@@ -53,7 +53,7 @@ def four_chars_per_token(messages: list[BaseMessage]) -> int:
 
 def approximate(messages: list[BaseMessage]) -> int:
     """langchain-core's own approximate counter (``chars_per_token=4.0``, its default)."""
-    return count_tokens_approximately(messages, chars_per_token=4.0)
+    return int(count_tokens_approximately(messages, chars_per_token=4.0))
 
 
 COUNTERS: dict[str, TokenCounter] = {
@@ -63,10 +63,11 @@ COUNTERS: dict[str, TokenCounter] = {
 
 
 def lc_trim(messages: list[BaseMessage], budget: int, counter: TokenCounter) -> list[BaseMessage]:
-    return trim_messages(
+    kept: list[BaseMessage] = trim_messages(
         messages,
         max_tokens=budget,
         strategy="last",
         start_on="human",
         token_counter=counter,
     )
+    return kept

@@ -1,8 +1,11 @@
-"""The reference's budget trim ported naively (spec 3.1): one full estimate per probe.
+"""The reference's budget trim ported literally (spec 3.1): one full estimate per probe.
 
 Every probe ``prefix + body[start:]`` is built and re-estimated from scratch, so the cost is
 (turns dropped) x (history length): quadratic when a large share of a long history has to
 go. ``harness.runtime.trim_to_recent_turns`` gives the same results in linear time.
+
+The one literal port of the reference in the repository: the benchmark times it, and the
+property tests (``tests/runtime/test_trim_properties.py``) compare the runtime with it.
 """
 
 from __future__ import annotations

@@ -68,16 +68,21 @@ def measure(
     return {name: (Sample(tuple(times[name])), results[name]) for name in calls}
 
 
+_NS_PER_S, _NS_PER_MS, _NS_PER_US = 1e9, 1e6, 1e3
+_RATIO_DECIMALS_BELOW = 100
+"""Ratios under this keep a decimal."""
+
+
 def fmt_time(ns: float) -> str:
-    if ns >= 1e9:
-        return f"{ns / 1e9:.2f} s"
-    if ns >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    return f"{ns / 1e3:.1f} µs"
+    if ns >= _NS_PER_S:
+        return f"{ns / _NS_PER_S:.2f} s"
+    if ns >= _NS_PER_MS:
+        return f"{ns / _NS_PER_MS:.2f} ms"
+    return f"{ns / _NS_PER_US:.1f} µs"
 
 
 def fmt_ratio(ratio: float) -> str:
-    return f"{ratio:.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
+    return f"{ratio:.1f}×" if ratio < _RATIO_DECIMALS_BELOW else f"{ratio:,.0f}×"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from harness.events import EventBus
+from harness.runtime import HarnessError
 from harness.scenarios.expect import check
 from harness.scenarios.fixtures import AgentFactory, FakeProviderFactory
 from harness.scenarios.limits import DEFAULT_LIMITS
@@ -120,7 +121,7 @@ class ScenarioFile(pytest.File):
         yield ScenarioItem.from_parent(self, name=loaded.scenario.id, loaded=loaded)
 
 
-class ScenarioFailed(AssertionError):
+class ScenarioFailed(HarnessError, AssertionError):
     """The scenario ran; some expectations were not met (each failure a readable diff)."""
 
     def __init__(self, loaded: LoadedScenario, failures: list[str]) -> None:

@@ -159,3 +159,72 @@ def test_locust_is_imported_by_its_entry_point_only() -> None:
     for dotted, path in _modules():
         if dotted != LOCUST_ENTRY:
             assert not any(e[0].split(".")[0] == "locust" for e in _imports(path)), dotted
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> project modules it imports anywhere in its text (top level, inside a
+    function, or under ``TYPE_CHECKING``: each ties the two modules together for a reader)."""
+    modules = dict(_modules())
+    graph: dict[str, set[str]] = {}
+    for dotted, path in modules.items():
+        targets = set()
+        for entry in _imports(path):
+            named = [name for name in entry[1:] if name in modules]
+            targets.update(named or [entry[0]])
+        graph[dotted] = {target for target in targets if target in modules and target != dotted}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles() -> None:
+    """A module that needs another's name while that one needs its own is one module in
+    two files, or a missing third module: either way a reader goes round in circles."""
+    assert _cycles(_import_graph()) == []

@@ -5,14 +5,15 @@ to its last 12 rows and the user is asked to resend."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
 
 from harness.agent.announce import Announcer, announced_turn
-from harness.agent.config import Classifier, LoopConfig
+from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
-from harness.agent.loop import IdFactory, ToolLoop, TurnState
-from harness.events import EventBus
+from harness.agent.loop import ToolLoop
+from harness.agent.turn_state import TurnState
+from harness.events import EventBus, TurnOutcome
 from harness.providers import ContextWindowExceeded, ProviderError
+from harness.providers.classify import Classifier
 from harness.runtime import (
     ChatMessage,
     append_sender_turn,
@@ -33,7 +34,7 @@ class ChannelOrchestrator:
         config: LoopConfig,
         *,
         bus: EventBus,
-        clock: Callable[[], float],
+        clock: Clock,
         ids: IdFactory,
         channel: str,
         system_prompt: str | None = None,
@@ -65,6 +66,17 @@ class ChannelOrchestrator:
             return is_channel_context_window_overflow(str(error))
         return isinstance(error, ContextWindowExceeded) and error.extended_verdict
 
+    async def send(
+        self, text: str, *, model: str | None = None, sender: str = DEFAULT_SENDER
+    ) -> str | None:
+        """The ``Driver`` entry point: ``text`` from ``sender`` (a channel serves the
+        default route; ``model`` is not a channel's choice and is ignored)."""
+        return await self.handle(sender, text)
+
+    def provider_rows(self) -> tuple[list[ChatMessage], bool]:
+        """Every sender's cache, in LRU order; a channel keeps no breadcrumb flag."""
+        return [row for cache in self.caches.values() for row in cache], False
+
     async def handle(self, sender: str, text: str) -> str | None:
         self._cache(sender)
         self._push(sender, ChatMessage("user", text))
@@ -83,7 +95,7 @@ class ChannelOrchestrator:
             except ProviderError as error:
                 if not self._is_overflow(error):
                     raise
-                tally.outcome = "compacted"
+                tally.outcome = TurnOutcome.COMPACTED
                 self.caches[sender] = compact_sender_history(self.caches[sender])
                 return RESEND_NOTICE
             finally:

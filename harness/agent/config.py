@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from harness.agent.dispatch import ToolMode
 from harness.agent.routes import RouteTable
 from harness.agent.tools import ToolBox
 from harness.providers import ProviderClient
+from harness.providers.classify import Classifier
 from harness.runtime import ChatMessage, RuntimeProfile
 
 Hook = Callable[[list[ChatMessage]], list[ChatMessage]]
@@ -19,15 +19,24 @@ after every hook)."""
 
 Sleep = Callable[[float], Awaitable[None]]
 
+DEFAULT_SENDER = "user"
+"""Who speaks on a channel when the caller names no one (the ``Driver`` protocol)."""
+
 DEFAULT_RATE_LIMIT_RETRIES = 2
 """How many times a rate-limited call is retried after its ``retry-after`` wait."""
 
 
-class Classifier(StrEnum):
-    """Which overflow verdict the loop acts on (decision 19.10: ``extended`` by default)."""
+DEFAULT_PROVIDER_TRUNCATION = False
+"""Whether the provider wrapper's own overflow truncation (spec 9) runs before the loop's
+reactive recovery; off by default (docs/decisions.md, "The agent path, exact to the
+reference")."""
 
-    REFERENCE = "reference"
-    EXTENDED = "extended"
+
+Clock = Callable[[], float]
+"""Seconds from an arbitrary origin; injected (a fake clock makes transcripts reproducible)."""
+
+IdFactory = Callable[[str], str]
+"""A fresh id for a prefix (``"turn"``, ``"call"``); injected, like the clock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +48,13 @@ class LoopConfig:
     tools: ToolBox = field(default_factory=ToolBox)
     tool_mode: ToolMode = ToolMode.NATIVE
     classifier: Classifier = Classifier.EXTENDED
+    """Which overflow verdict the loop acts on (decision 19.10: ``extended`` by default)."""
     hooks: Sequence[Hook] = ()
     max_output_tokens: int | None = None
     stream: bool = False
     """Ask for streamed answers (clients that stream: OpenAI Responses, Anthropic)."""
     rate_limit_retries: int = DEFAULT_RATE_LIMIT_RETRIES
     sleep: Sleep = asyncio.sleep
+    provider_truncation: bool = DEFAULT_PROVIDER_TRUNCATION
+    """Model the reference's provider wrapper: on an overflow, halve the request's copy of
+    the history at a turn opening once and retry, before the loop's recovery sees it."""

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from harness.agent.announce import Announcer, TurnTally, announced_turn, apply_chat_trim
-from harness.agent.config import Classifier, LoopConfig
-from harness.agent.loop import IdFactory, ToolLoop, TurnState
-from harness.events import EventBus, TrimTrigger
+from harness.agent.announce import Announcer, TurnTally, announced_turn
+from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
+from harness.agent.loop import ToolLoop
+from harness.agent.trim_step import apply_chat_trim
+from harness.agent.turn_state import TurnState
+from harness.events import EventBus, TrimTrigger, TurnOutcome
 from harness.providers import ContextWindowExceeded, ProviderError
+from harness.providers.classify import Classifier
 from harness.runtime import (
     ChatMessage,
     effective_max_history_messages,
@@ -38,7 +41,7 @@ class LegacySession:
         config: LoopConfig,
         *,
         bus: EventBus,
-        clock: Callable[[], float],
+        clock: Clock,
         ids: IdFactory,
         session_id: str,
         log: LogSink,
@@ -69,6 +72,15 @@ class LegacySession:
             finally:
                 self._trim_after_turn()
 
+    async def send(
+        self, text: str, *, model: str | None = None, sender: str = DEFAULT_SENDER
+    ) -> str | None:
+        """The ``Driver`` entry point: one interactive turn (no senders here)."""
+        return await self.run_turn(text, model=model)
+
+    def provider_rows(self) -> tuple[list[ChatMessage], bool]:
+        return list(self.history), self.history_has_trim_breadcrumb
+
     async def _attempt(
         self, model: str | None, tally: TurnTally, *, allow_outer_recovery: bool
     ) -> str | None:
@@ -86,7 +98,7 @@ class LegacySession:
         self.history, self.history_has_trim_breadcrumb = state.working, state.crumb_present
         tally.iterations += state.iterations
         if state.hit_iteration_limit:
-            tally.outcome = "max_iterations"
+            tally.outcome = TurnOutcome.MAX_ITERATIONS
         return state.final_text
 
     def _outer_recovery(self, model: str | None) -> bool:

@@ -4,20 +4,26 @@ Per iteration: orphan sweep and system normalisation; route and limits resolved 
 call about to be made; the proactive budget trim (iteration 0, and whenever route, model
 or budget changed); hooks; the pre-dispatch capacity check; the call. After a reply that
 reports input tokens over budget, the reported-usage trim; on an overflow, reactive
-recovery to 2/3 of the current estimate, which uses up an iteration.
+recovery to 2/3 of the current estimate, which uses up an iteration. With
+``provider_truncation`` the call itself first retries once on the provider wrapper's own
+halving of the request (spec 9), below the loop and invisible to it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from harness.agent.announce import Announcer, CallContext, apply_chat_trim
-from harness.agent.config import Classifier, LoopConfig
+from harness.agent.announce import Announcer, CallContext
+from harness.agent.config import IdFactory, LoopConfig
 from harness.agent.dispatch import ToolMode
 from harness.agent.recording import record_final_answer, record_tool_round, record_user_prompt
 from harness.agent.routes import Route
-from harness.events import TrimTrigger
+from harness.agent.tool_execution import run_tool_calls
+from harness.agent.trim_step import apply_chat_trim
+from harness.agent.turn_state import TurnState
+from harness.events import CallOutcome, CallPurpose, RecoveryOutcome, TrimTrigger
 from harness.providers import (
     ContextWindowExceeded,
     ProviderError,
@@ -28,9 +34,10 @@ from harness.providers import (
     ProviderTimeout,
     RateLimited,
 )
+from harness.providers.classify import Classifier
 from harness.runtime import (
     ChatMessage,
-    ConversationMessage,
+    OrphanSweep,
     ResolvedContextLimits,
     TrimResult,
     estimate_history_tokens,
@@ -43,6 +50,7 @@ from harness.runtime import (
     strip_orphaned_tool_calls_from_assistants,
     trim_to_recent_turns,
     trim_to_reported_budget,
+    truncate_for_context,
 )
 from harness.runtime.capacity import require_fit
 from harness.runtime.constants import (
@@ -52,21 +60,10 @@ from harness.runtime.constants import (
 )
 from harness.runtime.images import request_has_images
 
-IdFactory = Callable[[str], str]
-
-
-@dataclass(slots=True)
-class TurnState:
-    """The working history of one turn and what the turn recorded, kept by the caller so
-    the error paths still see them."""
-
-    working: list[ChatMessage]
-    crumb_present: bool
-    recorded: list[ConversationMessage] = field(default_factory=list)
-    iterations: int = 0
-    last_trim_key: tuple[str, str | None, int] | None = None
-    final_text: str | None = None
-    hit_iteration_limit: bool = False
+sweep_orphans: Callable[[Sequence[ChatMessage]], OrphanSweep] = remove_orphaned_tool_messages
+"""The preflight orphan sweep (spec 15). A module attribute only so that the test suite
+can disable it once and prove its "no orphan tool rows in any request" invariant fires;
+nothing else rebinds it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +98,7 @@ class ToolLoop:
             route = self._select(state, requested_model, switched)
             call = self._prepare(state, route, with_tools=True)
             try:
-                reply = await self._dispatch(state, call, purpose="tool_loop")
+                reply = await self._dispatch(state, call, purpose=CallPurpose.TOOL_LOOP)
             except ProviderError as error:
                 if not await self._recover(state, call, error):
                     raise
@@ -110,7 +107,8 @@ class ToolLoop:
             if final:
                 record_final_answer(state, reply.text)
             else:
-                await record_tool_round(state, reply, self._config, self._announcer)
+                results = await run_tool_calls(reply.tool_calls, self._config, self._announcer)
+                record_tool_round(state, reply, results, self._config.tool_mode)
             self._enforce_reported_budget(state, call, reply)
             if final:
                 return
@@ -120,6 +118,7 @@ class ToolLoop:
     def _commit(
         self,
         state: TurnState,
+        *,
         result: TrimResult,
         trigger: TrimTrigger,
         budget: int,
@@ -139,7 +138,7 @@ class ToolLoop:
         state.crumb_present = True
 
     def _preflight(self, state: TurnState) -> None:
-        swept = remove_orphaned_tool_messages(state.working)
+        swept = sweep_orphans(state.working)
         state.working = normalize_system_messages(swept.history)
 
     def _select(self, state: TurnState, requested: str | None, switched: Route | None) -> Route:
@@ -177,9 +176,18 @@ class ToolLoop:
         state.last_trim_key = key
         result = trim_to_recent_turns(state.working, budget, state.crumb_present)
         if result.trimmed:
-            self._commit(state, result, TrimTrigger.PROACTIVE, budget, route, model)
+            self._commit(
+                state,
+                result=result,
+                trigger=TrimTrigger.PROACTIVE,
+                budget=budget,
+                route=route,
+                model=model,
+            )
 
-    async def _dispatch(self, state: TurnState, call: _Call, *, purpose: str) -> ProviderReply:
+    async def _dispatch(
+        self, state: TurnState, call: _Call, *, purpose: CallPurpose
+    ) -> ProviderReply:
         ctx, window = call.context, call.limits.model_context_window
         check = measure_capacity(call.prepared, call.tool_schema_tokens, window)
         self._announcer.capacity_checked(ctx.route, ctx.model, check, purpose)
@@ -195,13 +203,19 @@ class ToolLoop:
         self._announcer.provider_call_started(
             ctx, state.iterations, check.estimate, window, state.crumb_present
         )
-        return await self._send_with_rate_limit_retries(ctx, request)
+        reply = await self._send(ctx, request)
+        state.final_limits = call.limits
+        return reply
 
-    async def _send_with_rate_limit_retries(
-        self, ctx: CallContext, request: ProviderRequest
-    ) -> ProviderReply:
+    async def _send(self, ctx: CallContext, request: ProviderRequest) -> ProviderReply:
+        """One call as the reference's provider wrapper makes it: a rate-limited attempt
+        is retried after its wait; with ``provider_truncation``, one overflow per call is
+        answered by the wrapper's own truncation of the request's copy of the history
+        (spec 9: no breadcrumb, no trim event, the working history untouched)."""
         client = self._config.clients[ctx.route.provider]
-        for attempt in range(self._config.rate_limit_retries + 1):
+        retries_left = self._config.rate_limit_retries
+        may_truncate = self._config.provider_truncation
+        while True:
             started = self._announcer.clock()
             try:
                 reply = await client.complete(request)
@@ -210,16 +224,23 @@ class ToolLoop:
                 self._announcer.provider_call_failed(
                     ctx, _outcome_of(error), elapsed, error.error_type, error.status
                 )
-                last_attempt = attempt == self._config.rate_limit_retries
                 # Overflow is judged before rate limiting, as the reference does: under the
                 # `reference` classifier a throttle saying "too many tokens" is an overflow.
-                if not isinstance(error, RateLimited) or self._acts_on(error) or last_attempt:
+                if self._acts_on(error):
+                    shorter = truncate_for_context(request.messages) if may_truncate else None
+                    if shorter is None or not shorter.dropped:
+                        raise  # the loop's reactive recovery (spec 10) takes it from here
+                    self._announce_overflow(ctx, error)
+                    may_truncate = False  # once per call (`context_truncated`)
+                    request = dataclasses.replace(request, messages=shorter.history)
+                    continue
+                if not isinstance(error, RateLimited) or retries_left == 0:
                     raise
+                retries_left -= 1
                 await self._config.sleep(error.retry_after_s or 0.0)
                 continue
             self._announcer.provider_call_succeeded(ctx, reply, self._announcer.clock() - started)
             return reply
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _verdicts(self, error: ProviderError) -> tuple[bool, bool]:
         reference = is_context_window_exceeded(str(error))
@@ -231,14 +252,17 @@ class ToolLoop:
         reference, extended = self._verdicts(error)
         return reference if self._config.classifier is Classifier.REFERENCE else extended
 
+    def _announce_overflow(self, ctx: CallContext, error: ProviderError) -> bool:
+        """``OverflowDetected`` when either classifier calls ``error`` an overflow."""
+        reference, extended = self._verdicts(error)
+        if reference or extended:
+            self._announcer.overflow_detected(ctx, error, reference=reference, extended=extended)
+        return reference or extended
+
     async def _recover(self, state: TurnState, call: _Call, error: ProviderError) -> bool:
         """Reactive recovery (spec 10): ``True`` when the loop should retry."""
-        reference, extended = self._verdicts(error)
-        if not (reference or extended):
+        if not self._announce_overflow(call.context, error):
             return False
-        self._announcer.overflow_detected(
-            call.context, error, reference=reference, extended=extended
-        )
         if not self._acts_on(error):
             return False
         estimate = estimate_history_tokens(state.working)
@@ -246,10 +270,14 @@ class ToolLoop:
         result = trim_to_recent_turns(state.working, target, state.crumb_present)
         floor = estimate_system_floor_tokens(state.working)
         route_budget = call.limits.context_token_budget
-        outcome = "retrying"
+        outcome = RecoveryOutcome.RETRYING
         if not result.trimmed:
             too_big = floor >= route_budget
-            outcome = "context_floor_exceeds_budget" if too_big else "only_one_turn_left"
+            outcome = (
+                RecoveryOutcome.CONTEXT_FLOOR_EXCEEDS_BUDGET
+                if too_big
+                else RecoveryOutcome.ONLY_ONE_TURN_LEFT
+            )
         self._announcer.recovery_attempted(
             call.context,
             estimate=estimate,
@@ -262,7 +290,14 @@ class ToolLoop:
         if not result.trimmed:
             return False
         ctx = call.context
-        self._commit(state, result, TrimTrigger.REACTIVE, target, ctx.route, ctx.model)
+        self._commit(
+            state,
+            result=result,
+            trigger=TrimTrigger.REACTIVE,
+            budget=target,
+            route=ctx.route,
+            model=ctx.model,
+        )
         return True
 
     def _enforce_reported_budget(self, state: TurnState, call: _Call, reply: ProviderReply) -> None:
@@ -282,7 +317,14 @@ class ToolLoop:
         )
         if result.trimmed:
             ctx = call.context
-            self._commit(state, result, TrimTrigger.REPORTED_USAGE, budget, ctx.route, ctx.model)
+            self._commit(
+                state,
+                result=result,
+                trigger=TrimTrigger.REPORTED_USAGE,
+                budget=budget,
+                route=ctx.route,
+                model=ctx.model,
+            )
 
     async def _finish_after_max_iterations(
         self, state: TurnState, requested: str | None, switched: Route | None
@@ -293,19 +335,19 @@ class ToolLoop:
         record_user_prompt(state, prompt)
         route = self._select(state, requested, switched)
         call = self._prepare(state, route, with_tools=False)
-        reply = await self._dispatch(state, call, purpose="max_iterations_summary")
+        reply = await self._dispatch(state, call, purpose=CallPurpose.MAX_ITERATIONS_SUMMARY)
         record_final_answer(state, reply.text)
 
 
-def _outcome_of(error: ProviderError) -> str:
+def _outcome_of(error: ProviderError) -> CallOutcome:
     if isinstance(error, ContextWindowExceeded):
-        return "overflow"
+        return CallOutcome.OVERFLOW
     if isinstance(error, RateLimited):
-        return "rate_limited"
+        return CallOutcome.RATE_LIMITED
     if isinstance(error, ProviderServerError):
-        return "server_error"
+        return CallOutcome.SERVER_ERROR
     if isinstance(error, ProviderTimeout):
-        return "timeout"
+        return CallOutcome.TIMEOUT
     if isinstance(error, ProviderProtocolError):
-        return "protocol_error"
-    return "rejected"
+        return CallOutcome.PROTOCOL_ERROR
+    return CallOutcome.REJECTED

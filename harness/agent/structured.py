@@ -10,24 +10,28 @@ after every turn (success, error and cancellation alike) and on seeding.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from harness.agent.announce import Announcer, announced_turn, apply_conversation_trim
-from harness.agent.config import LoopConfig
+from harness.agent.announce import Announcer, announced_turn
+from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
-from harness.agent.loop import IdFactory, ToolLoop, TurnState
+from harness.agent.loop import ToolLoop
 from harness.agent.routes import Route
-from harness.events import EventBus
+from harness.agent.trim_step import apply_conversation_trim
+from harness.agent.turn_state import TurnState
+from harness.events import EventBus, TurnOutcome
 from harness.runtime import (
     Chat,
     ChatMessage,
     ConversationMessage,
+    ResolvedContextLimits,
     RuntimeProfile,
     effective_max_history_messages,
     trim_conversation_to_recent_turns,
 )
 
-Clock = Callable[[], float]
+DEFAULT_AGENT_NAME = "trimscope"
+"""The name a structured Agent reports on ``TurnStarted`` unless given one."""
 
 
 class Agent:
@@ -39,7 +43,7 @@ class Agent:
         clock: Clock,
         ids: IdFactory,
         session_id: str,
-        name: str = "trimscope",
+        name: str = DEFAULT_AGENT_NAME,
         alias: str | None = None,
         channel: str | None = None,
     ) -> None:
@@ -50,6 +54,9 @@ class Agent:
         self.history: list[ConversationMessage] = []
         self.history_has_trim_breadcrumb = False
         self.switched_route: Route | None = None
+        self.final_context_limits: ResolvedContextLimits | None = None
+        """The limits of the route that served the last call of the latest turn
+        (``None`` when that turn served no call): the ``done`` frame's source."""
 
     @property
     def config(self) -> LoopConfig:
@@ -96,12 +103,22 @@ class Agent:
                     state, requested_model=model, switched=self.switched_route
                 )
                 if state.hit_iteration_limit:
-                    tally.outcome = "max_iterations"
+                    tally.outcome = TurnOutcome.MAX_ITERATIONS
                 return state.final_text
             finally:
                 tally.iterations = state.iterations
+                self.final_context_limits = state.final_limits
                 self.history.extend(state.recorded)
                 self._apply_turn_limit()  # on every path, before TurnFinished
+
+    async def send(
+        self, text: str, *, model: str | None = None, sender: str = DEFAULT_SENDER
+    ) -> str | None:
+        """The ``Driver`` entry point: one turn (a structured Agent has no senders)."""
+        return await self.turn(text, model=model)
+
+    def provider_rows(self) -> tuple[list[ChatMessage], bool]:
+        return self.working_history(), self.history_has_trim_breadcrumb
 
     def _apply_turn_limit(self) -> None:
         cap = effective_max_history_messages(self._config.profile)

@@ -34,6 +34,29 @@ class ToolBox:
         return tuple(tool.spec for tool in self.tools.values())
 
 
+def template_tool(
+    name: str,
+    description: str,
+    parameters: Mapping[str, object],
+    *,
+    output: str = "{text}",
+    repeat: int = 1,
+    images: tuple[str, ...] = (),
+    fails: bool = False,
+) -> Tool:
+    """A deterministic tool described by data (scenario files, load templates):
+    ``output`` with ``{text}`` replaced by the ``text`` argument, ``repeat`` times,
+    declaring ``images`` as attachments; ``fails`` makes every call raise."""
+
+    async def run(arguments: Mapping[str, object]) -> ToolOutput:
+        if fails:
+            raise RuntimeError(f"{name} failed as scripted")
+        text = output.replace("{text}", str(arguments.get("text", ""))) * repeat
+        return ToolOutput(text, tuple(Attachment("image", ref) for ref in images))
+
+    return Tool(ToolSpec(name, description, parameters), run)
+
+
 def echo_tool(name: str = "echo", *, repeat: int = 1) -> Tool:
     """A deterministic tool for scenarios: returns its arguments' ``text`` ``repeat`` times."""
 

@@ -15,13 +15,12 @@ Recovery *works* when the endpoint's answer was detected as an overflow, the run
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from harness.agent import Agent, Classifier, LoopConfig, Route, RouteTable
+from harness.agent import Agent, Classifier, LoopConfig, Route, RouteTable, SessionSpec, open_agent
 from harness.conformance.budget import BudgetExhausted, Ledger
 from harness.conformance.metered import MeteredClient, Redactor
 from harness.conformance.payloads import PROBE_MAX_TOKENS, QUESTION, recovery_history
@@ -97,14 +96,7 @@ def _agent(client: MeteredClient, model: str, pushed: int, bus: EventBus, sleep:
         max_output_tokens=PROBE_MAX_TOKENS,
         sleep=sleep,
     )
-    counter = itertools.count(1)
-    return Agent(
-        config,
-        bus=bus,
-        clock=time.monotonic,
-        ids=lambda prefix: f"{prefix}-{next(counter)}",
-        session_id="conformance-recovery",
-    )
+    return open_agent(SessionSpec(config, bus, "conformance-recovery", clock=time.monotonic))
 
 
 async def run_recovery(

@@ -8,6 +8,8 @@ from harness.events.bus import EventBus, Observer, ObserverFailure
 from harness.events.kinds import (
     EVENT_KINDS,
     BudgetResolved,
+    CallOutcome,
+    CallPurpose,
     CapacityChecked,
     Event,
     HistoryTrimmed,
@@ -15,10 +17,12 @@ from harness.events.kinds import (
     ProviderCallFinished,
     ProviderCallStarted,
     RecoveryAttempted,
+    RecoveryOutcome,
     ToolCallFinished,
     ToolCallStarted,
     TrimTrigger,
     TurnFinished,
+    TurnOutcome,
     TurnStarted,
     event_kind,
 )
@@ -26,6 +30,8 @@ from harness.events.kinds import (
 __all__ = [
     "EVENT_KINDS",
     "BudgetResolved",
+    "CallOutcome",
+    "CallPurpose",
     "CapacityChecked",
     "Event",
     "EventBus",
@@ -36,10 +42,12 @@ __all__ = [
     "ProviderCallFinished",
     "ProviderCallStarted",
     "RecoveryAttempted",
+    "RecoveryOutcome",
     "ToolCallFinished",
     "ToolCallStarted",
     "TrimTrigger",
     "TurnFinished",
+    "TurnOutcome",
     "TurnStarted",
     "event_kind",
 ]

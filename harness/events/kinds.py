@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeAlias
 
+from harness.runtime import BudgetRule, WindowSource
+
 
 class TrimTrigger(StrEnum):
     """Which moment of the loop trimmed (decision 19.6)."""
@@ -19,6 +21,43 @@ class TrimTrigger(StrEnum):
     REPORTED_USAGE = "reported_usage"
     REACTIVE = "reactive"
     TURN_LIMIT = "turn_limit"
+
+
+class TurnOutcome(StrEnum):
+    """How a turn ended."""
+
+    OK = "ok"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+    MAX_ITERATIONS = "max_iterations"
+    COMPACTED = "compacted"  # a channel turn whose overflow compacted the sender's cache
+
+
+class CallPurpose(StrEnum):
+    """Which request a capacity check measured (spec 8)."""
+
+    TOOL_LOOP = "tool_loop"
+    MAX_ITERATIONS_SUMMARY = "max_iterations_summary"
+
+
+class CallOutcome(StrEnum):
+    """How one provider attempt ended."""
+
+    OK = "ok"
+    OVERFLOW = "overflow"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    TIMEOUT = "timeout"
+    PROTOCOL_ERROR = "protocol_error"
+    REJECTED = "rejected"
+
+
+class RecoveryOutcome(StrEnum):
+    """What reactive recovery did (spec 10, docs/decisions.md)."""
+
+    RETRYING = "retrying"
+    CONTEXT_FLOOR_EXCEEDS_BUDGET = "context_floor_exceeds_budget"
+    ONLY_ONE_TURN_LEFT = "only_one_turn_left"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,7 +77,7 @@ class TurnStarted(_Base):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnFinished(_Base):
-    outcome: str  # "ok" | "error" | "cancelled" | "max_iterations"
+    outcome: TurnOutcome
     iterations: int
     error_type: str | None = None
 
@@ -50,10 +89,10 @@ class BudgetResolved(_Base):
     provider: str
     model: str | None
     model_context_window: int
-    window_source: str  # "configured" | "compatibility_fallback"
+    window_source: WindowSource
     configured_model_context_window: int | None
     budget_tokens: int
-    rule: str  # harness.runtime.BudgetRule value
+    rule: BudgetRule
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,7 +106,7 @@ class CapacityChecked(_Base):
     estimate_tokens: int
     model_context_window: int
     fits: bool
-    purpose: str  # "tool_loop" | "max_iterations_summary" | "legacy_run"
+    purpose: CallPurpose
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,8 +127,7 @@ class ProviderCallFinished(_Base):
     provider: str
     provider_kind: str
     model: str | None
-    # "ok" | "overflow" | "rate_limited" | "server_error" | "timeout" | "protocol_error"
-    outcome: str
+    outcome: CallOutcome
     duration_s: float
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -125,7 +163,7 @@ class RecoveryAttempted(_Base):
     system_floor_tokens: int
     route_budget_tokens: int
     trimmed: bool
-    outcome: str  # "retrying" | "context_floor_exceeds_budget" | "only_one_turn_left"
+    outcome: RecoveryOutcome
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

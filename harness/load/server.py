@@ -41,6 +41,7 @@ from harness.atomic import write_text_atomic
 from harness.interrupt import StopRequest
 from harness.load.fake import ServerStats, build_load_fake
 from harness.load.template import read_plan
+from harness.runtime import HarnessError
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0
@@ -48,7 +49,7 @@ ORPHAN_CHECK_S = 1.0
 """How often a fake-server process checks that the process that started it still lives."""
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(HarnessError, RuntimeError):
     """The fake-server process did not announce its URL in time."""
 
 

@@ -14,7 +14,6 @@ other sessions do meanwhile.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from array import array
 from collections.abc import Awaitable, Callable, Mapping
@@ -25,13 +24,16 @@ import httpx
 from harness.agent import (
     Agent,
     Classifier,
+    Clock,
     LoopConfig,
     Route,
     RouteTable,
+    SessionSpec,
     Tool,
     ToolBox,
     ToolMode,
-    ToolOutput,
+    open_agent,
+    template_tool,
 )
 from harness.events import EventBus
 from harness.load.template import (
@@ -45,9 +47,8 @@ from harness.load.transport import SLOT_HEADER, ShardedTransport
 from harness.providers import ProviderReply, ProviderRequest
 from harness.providers.base import ProviderClient
 from harness.providers.factory import make_client
-from harness.runtime import Chat, ChatMessage, ProviderProfile, ToolSpec
+from harness.runtime import ProviderProfile
 
-Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 CallHook = Callable[[str, float, BaseException | None], None]
 """Called after every provider call: (provider ref, seconds, error or ``None``)."""
@@ -141,24 +142,10 @@ class TimedClient:
             self._on_call(self._ref, elapsed, error)
 
 
-class SessionIds:
-    """``prefix-n`` ids, numbered per prefix, within one session."""
-
-    def __init__(self) -> None:
-        self._counters: dict[str, itertools.count[int]] = {}
-
-    def __call__(self, prefix: str) -> str:
-        counter = self._counters.setdefault(prefix, itertools.count(1))
-        return f"{prefix}-{next(counter)}"
-
-
 def _tool(spec: ToolTemplate) -> Tool:
-    async def run(arguments: Mapping[str, object]) -> ToolOutput:
-        return ToolOutput(
-            spec.output.replace("{text}", str(arguments.get("text", ""))) * spec.repeat
-        )
-
-    return Tool(ToolSpec(spec.name, spec.description, spec.parameters), run)
+    return template_tool(
+        spec.name, spec.description, spec.parameters, output=spec.output, repeat=spec.repeat
+    )
 
 
 def _route(route: RouteTemplate) -> Route:
@@ -244,12 +231,14 @@ class SessionFactory:
             classifier=Classifier(self.template.classifier),
             sleep=self.sleep,
         )
-        agent = Agent(
-            config, bus=self.bus, clock=time.perf_counter, ids=SessionIds(), session_id=session_id
+        spec = SessionSpec(
+            config,
+            self.bus,
+            session_id,
+            clock=time.perf_counter,
+            system_prompt=self.template.system_prompt,
         )
-        if self.template.system_prompt:
-            agent.history.append(Chat(ChatMessage("system", self.template.system_prompt)))
-        return agent
+        return open_agent(spec)
 
     async def run(
         self, index: int, turns: int, deadline: float, *, slot: int = 0

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.events import EVENT_KINDS, Event
+from harness.runtime import HarnessError
 from harness.telemetry.transcript import (
     INTERRUPTED_KIND,
     KIND_KEY,
@@ -41,7 +42,7 @@ SHOWN = 80  # characters of a bad value quoted in an error
 _KINDS: dict[str, type[Event]] = {kind.__name__: kind for kind in EVENT_KINDS}
 
 
-class ReportInputError(ValueError):
+class ReportInputError(HarnessError, ValueError):
     """A transcript that cannot be reported on; the message names the file (and line)."""
 
 

@@ -1,7 +1,9 @@
 """The reference rules as pure functions (stdlib only; no logging, clock, randomness or I/O).
 
 Every function takes its inputs by value and returns new objects or frozen records; none
-mutates what it is given. ``docs/decisions.md`` records each choice the contract left open.
+mutates what it is given. (Rows remember what was measured of them in hidden memo slots,
+written only through ``harness.runtime.memo``: a pure function of the row, invisible to
+equality, so no caller can tell.) ``docs/decisions.md`` records each choice the contract left open.
 """
 
 from harness.runtime.budget import (
@@ -102,7 +104,7 @@ from harness.runtime.turns import (
     is_turn_boundary,
     segment_turns,
 )
-from harness.runtime.window import HistoryWindow, TrimStats
+from harness.runtime.wrapper_truncation import ContextTruncation, truncate_for_context
 
 __all__ = [
     "BREADCRUMB",
@@ -124,10 +126,10 @@ __all__ = [
     "Chat",
     "ChatMessage",
     "ContextCapacityExceeded",
+    "ContextTruncation",
     "ConversationMessage",
     "HarnessError",
     "HistoryPruning",
-    "HistoryWindow",
     "LegacyTrimResult",
     "ModelContextWindow",
     "OrphanSweep",
@@ -141,7 +143,6 @@ __all__ = [
     "ToolResults",
     "ToolSpec",
     "TrimResult",
-    "TrimStats",
     "TurnCountTrimResult",
     "TurnSegments",
     "WindowSource",
@@ -190,6 +191,7 @@ __all__ = [
     "trim_to_recent_turn_count",
     "trim_to_recent_turns",
     "trim_to_reported_budget",
+    "truncate_for_context",
     "truncate_tool_message",
     "truncate_tool_result",
     "valid_compact_ratio",

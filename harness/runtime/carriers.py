@@ -10,8 +10,10 @@ zero attachments and an untrusted body.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from harness.runtime.constants import TOOL_ATTACHMENTS_HEADER_PREFIX, TOOL_RESULTS_PREFIX
+from harness.runtime.memo import Memo
 from harness.runtime.messages import (
     ATTACHMENT_KINDS,
     Attachment,
@@ -68,8 +70,13 @@ def native_tool_carrier_of(value: object) -> ParsedCarrier | None:
     return ParsedCarrier(value["content"], tuple(a for a in parsed if a is not None), True)
 
 
+_BRACKETS = len("[]")
+_HEADER_LINES = 2
+"""A declared prompt-mode carrier starts with ``[Tool results]`` and its count line."""
+
+
 def parse_marker_line(line: str) -> Attachment | None:
-    if not (line.startswith("[") and line.endswith("]")) or len(line) < 2:
+    if not (line.startswith("[") and line.endswith("]")) or len(line) < _BRACKETS:
         return None
     kind, sep, target = line[1:-1].partition(":")
     if not sep or not target or kind not in _MARKER_KINDS:
@@ -93,7 +100,7 @@ def parse_prompt_tool_carrier(content: str) -> ParsedCarrier | None:
     if lines[0] != TOOL_RESULTS_PREFIX:
         return None
     legacy = ParsedCarrier(content, (), declared=False)
-    if len(lines) < 2:
+    if len(lines) < _HEADER_LINES:
         return legacy
     count = _parse_count_header(lines[1])
     if count is None or len(lines) < 2 + count:
@@ -107,17 +114,21 @@ def parse_prompt_tool_carrier(content: str) -> ParsedCarrier | None:
     return ParsedCarrier("\n".join(lines[2 + count :]), tuple(attachments), declared=True)
 
 
+CARRIER: Final = Memo["ParsedCarrier | None"]("_carrier")
+"""A carrier row's parsed declaration, remembered on the row (``harness.runtime.memo``)."""
+
+
 def parse_carrier(message: ChatMessage) -> ParsedCarrier | None:
     """The declaration of a carrier row, or ``None`` for a carrier with no fixed position.
 
     Remembered on the (immutable) row: the estimate, the image check and the wire decode
     each read the current turn's carriers on every loop iteration."""
     try:
-        cached: ParsedCarrier | None = message._carrier  # type: ignore[attr-defined]
+        cached = CARRIER.read(message)
     except AttributeError:
         if message.role == "tool":
             cached = parse_native_tool_carrier(message.content)
         else:
             cached = parse_prompt_tool_carrier(message.content)
-        object.__setattr__(message, "_carrier", cached)
+        CARRIER.write(message, cached)
     return cached

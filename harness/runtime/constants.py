@@ -46,6 +46,10 @@ INTERACTIVE_RECOVERY_NUMERATOR: Final = 9
 INTERACTIVE_RECOVERY_DENOMINATOR: Final = 10
 """Legacy interactive outer-loop recovery target: floor(window * 9 / 10)."""
 
+PRUNED_CONTEXT_SEPARATOR: Final = "[context continues]"
+"""A user row with this text (after trimming) is a separator, not a turn, to the provider
+wrapper's own truncation (``model_provider.rs::is_pruned_context_separator``)."""
+
 REASON_BUDGET: Final = "context token budget exceeded"
 REASON_TURN_LIMIT: Final = "history turn limit exceeded"
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from harness.runtime.carriers import is_prompt_tool_carrier, is_tool_result_carrier, parse_carrier
 from harness.runtime.constants import (
@@ -20,19 +19,29 @@ from harness.runtime.constants import (
     IMAGE_TOKEN_ESTIMATE,
     PER_MESSAGE_FRAMING_TOKENS,
 )
+from harness.runtime.memo import CURRENT_TOKENS, OLDER_TOKENS, Memo
 from harness.runtime.messages import ChatMessage, to_json
-from harness.runtime.text import RUST_WHITESPACE, div_ceil, rust_trim, utf8_len
+from harness.runtime.text import RUST_WHITESPACE, rust_trim, utf8_len
 
+_UNC_PREFIX = "\\\\"
 _DRIVE_PATH = re.compile(r"[A-Za-z]:[\\/]")
 
 
-def text_tokens(byte_count: int) -> int:
-    return div_ceil(byte_count, BYTES_PER_TOKEN)
+def row_tokens(text_bytes: int, images: int = 0) -> int:
+    """The one row-cost formula (spec 5.1, 5.3): ``ceil(text_bytes / 4) + 1600 * images + 4``.
+
+    Every price in the estimate is this formula; the pricing rules only decide which bytes
+    count as text and how many images a row is charged for."""
+    return (
+        (text_bytes + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
+        + IMAGE_TOKEN_ESTIMATE * images
+        + PER_MESSAGE_FRAMING_TOKENS
+    )
 
 
 def plain_message_tokens(content: str) -> int:
-    """``ceil(bytes / 4) + 4``: the formula every row falls back to."""
-    return text_tokens(utf8_len(content)) + PER_MESSAGE_FRAMING_TOKENS
+    """A row priced by all its bytes, the formula every row falls back to."""
+    return row_tokens(utf8_len(content))
 
 
 def _normalize_ref(ref: str) -> str:
@@ -57,7 +66,7 @@ def is_loadable_image_ref(ref: str) -> bool:
         return True
     if _DRIVE_PATH.match(ref):
         return True
-    if ref.startswith("\\\\") and len(ref) > 2 and ref[2] not in "?.":
+    if ref.startswith(_UNC_PREFIX) and len(ref) > len(_UNC_PREFIX) and ref[2] not in "?.":
         # As the reference's `is_windows_unc_path`: the share may follow `\` or `/`.
         rest = ref[2:]
         cut = min((i for i in (rest.find("\\"), rest.find("/")) if i >= 0), default=-1)
@@ -90,11 +99,7 @@ def _user_row_tokens(content: str) -> int:
     if IMAGE_MARKER_PREFIX in content:
         summary = summarize_image_markers(content)
         if summary.image_refs > 0:
-            return (
-                text_tokens(summary.text_bytes)
-                + IMAGE_TOKEN_ESTIMATE * summary.image_refs
-                + PER_MESSAGE_FRAMING_TOKENS
-            )
+            return row_tokens(summary.text_bytes, summary.image_refs)
     return plain_message_tokens(content)
 
 
@@ -103,11 +108,7 @@ def _current_carrier_tokens(message: ChatMessage) -> int:
     if parsed is None or not parsed.declared or not parsed.attachments:
         return plain_message_tokens(message.content)
     images = sum(1 for a in parsed.attachments if a.kind == "image")
-    return (
-        text_tokens(utf8_len(parsed.text))
-        + IMAGE_TOKEN_ESTIMATE * images
-        + PER_MESSAGE_FRAMING_TOKENS
-    )
+    return row_tokens(utf8_len(parsed.text), images)
 
 
 def message_tokens(message: ChatMessage, *, current_carrier: bool) -> int:
@@ -125,12 +126,7 @@ def message_tokens(message: ChatMessage, *, current_carrier: bool) -> int:
                 return _current_carrier_tokens(message)
         else:
             return _user_row_tokens(content)
-    size = len(content) if content.isascii() else utf8_len(content)
-    return (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN + PER_MESSAGE_FRAMING_TOKENS
-
-
-_OLDER = attrgetter("_older_tokens")
-_CURRENT = attrgetter("_current_tokens")
+    return row_tokens(len(content) if content.isascii() else utf8_len(content))
 
 
 _CARRIER_LEADS = frozenset("[" + RUST_WHITESPACE)
@@ -140,16 +136,14 @@ def _measure_older(rows: Sequence[ChatMessage]) -> list[int]:
     """Price rows as older rows and remember it on each: one tight loop where rows that
     can be neither carriers nor image-bearing user rows (most rows) are priced inline."""
     costs: list[int] = []
-    remember = object.__setattr__
     for row in rows:
         role, content = row.role, row.content
         if role == "user" and (content[:1] in _CARRIER_LEADS or IMAGE_MARKER_PREFIX in content):
             cost = message_tokens(row, current_carrier=False)
         else:
-            size = len(content) if content.isascii() else utf8_len(content)
-            cost = (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN + PER_MESSAGE_FRAMING_TOKENS
-        remember(row, "_older_tokens", cost)
+            cost = row_tokens(len(content) if content.isascii() else utf8_len(content))
         costs.append(cost)
+    OLDER_TOKENS.write_all(rows, costs)
     return costs
 
 
@@ -159,17 +153,17 @@ def _measure_current(rows: Sequence[ChatMessage]) -> list[int]:
     for index, row in enumerate(rows):
         if is_tool_result_carrier(row):
             costs[index] = message_tokens(row, current_carrier=True)
-        object.__setattr__(row, "_current_tokens", costs[index])
+        CURRENT_TOKENS.write(row, costs[index])
     return costs
 
 
 def _costs(
     rows: Sequence[ChatMessage],
-    remembered: attrgetter[int],
+    remembered: Memo[int],
     measure: Callable[[Sequence[ChatMessage]], list[int]],
 ) -> list[int]:
     try:
-        return list(map(remembered, rows))  # every row measured before: C speed
+        return remembered.read_all(rows)  # every row measured before: C speed
     except AttributeError:
         return measure(rows)
 
@@ -179,8 +173,8 @@ def row_costs(rows: Sequence[ChatMessage], anchor: int | None) -> list[int]:
     them when ``anchor`` is None). Each row is measured once and remembers its costs (see
     ``ChatMessage``); a carrier's current-turn cost is measured only when it is needed."""
     split = 0 if anchor is None else anchor
-    return _costs(rows[:split], _OLDER, _measure_older) + _costs(
-        rows[split:], _CURRENT, _measure_current
+    return _costs(rows[:split], OLDER_TOKENS, _measure_older) + _costs(
+        rows[split:], CURRENT_TOKENS, _measure_current
     )
 
 
@@ -217,5 +211,5 @@ def estimate_tool_schema_tokens(specs: Sequence[ToolSpec]) -> int:
     total = 0
     for spec in specs:
         size = utf8_len(spec.name) + utf8_len(spec.description) + utf8_len(to_json(spec.parameters))
-        total += text_tokens(size) + PER_MESSAGE_FRAMING_TOKENS
+        total += row_tokens(size)
     return total

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from harness.runtime.memo import TOOL_CALL_IDS, TOOL_RESULT_ID
 from harness.runtime.messages import ChatMessage, from_json, to_json
 from harness.runtime.text import rust_trim
 
@@ -52,21 +53,21 @@ def _call_ids(row: ChatMessage) -> tuple[str, ...] | None:
     if row.role != "assistant":
         return None
     try:
-        cached: tuple[str, ...] | None = row._tool_call_ids  # type: ignore[attr-defined]
+        cached = TOOL_CALL_IDS.read(row)
     except AttributeError:
         ids = assistant_tool_call_ids(row.content)
         cached = tuple(ids) if ids is not None else None
-        object.__setattr__(row, "_tool_call_ids", cached)
+        TOOL_CALL_IDS.write(row, cached)
     return cached
 
 
 def _result_id(row: ChatMessage) -> str | None:
     """``tool_call_id_of`` a row, remembered on it like ``_call_ids``."""
     try:
-        cached: str | None = row._tool_result_id  # type: ignore[attr-defined]
+        cached = TOOL_RESULT_ID.read(row)
     except AttributeError:
         cached = tool_call_id_of(row.content)
-        object.__setattr__(row, "_tool_result_id", cached)
+        TOOL_RESULT_ID.write(row, cached)
     return cached
 
 

@@ -226,6 +226,10 @@ def trim_conversation_to_recent_turns(
     )
 
 
+_TWO_TURNS = 2
+"""Dropping the oldest turn needs one to drop and one to keep."""
+
+
 def drop_oldest_whole_turn(
     history: Sequence[ChatMessage], crumb_present: bool
 ) -> tuple[list[ChatMessage], int]:
@@ -233,20 +237,23 @@ def drop_oldest_whole_turn(
     rows = list(history)
     body_start = leading_system_count(rows) + crumb_offset(rows, crumb_present)
     boundaries = [i for i in range(body_start, len(rows)) if is_turn_boundary(rows[i])]
-    if len(boundaries) < 2:
+    if len(boundaries) < _TWO_TURNS:
         return rows, 0
     second = boundaries[1]
     return rows[:body_start] + rows[second:], second - body_start
+
+
+_HALF = 0.5
 
 
 def _round_half_away_from_zero(value: float) -> int:
     """Rust's ``f64::round`` for the non-negative values used here (Python's ``round``
     rounds half to even, and ``int(v + 0.5)`` misrounds 0.49999999999999994)."""
     whole = math.floor(value)
-    return whole + 1 if value - whole >= 0.5 else whole
+    return whole + 1 if value - whole >= _HALF else whole
 
 
-def trim_to_reported_budget(
+def trim_to_reported_budget(  # noqa: PLR0917 - the reference's signature, spec 3.5
     history: Sequence[ChatMessage],
     budget_tokens: int,
     reported_input_tokens: int,

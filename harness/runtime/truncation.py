@@ -12,8 +12,13 @@ from harness.runtime.messages import from_json, to_json
 _MARKER_PREFIX = IMAGE_MARKER_PREFIX.encode()
 
 
+_CONTINUATION_MASK = 0xC0
+_CONTINUATION_BITS = 0x80
+"""A UTF-8 continuation byte is ``10xxxxxx``: no character starts there."""
+
+
 def _is_char_boundary(data: bytes, index: int) -> bool:
-    return index >= len(data) or (data[index] & 0xC0) != 0x80
+    return index >= len(data) or (data[index] & _CONTINUATION_MASK) != _CONTINUATION_BITS
 
 
 def _marker_spans(data: bytes) -> list[tuple[int, int]]:

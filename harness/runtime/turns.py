@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import attrgetter
 
 from harness.runtime.constants import BREADCRUMB, TOOL_RESULTS_PREFIX
+from harness.runtime.memo import OPENS_TURN
 from harness.runtime.messages import Chat, ChatMessage, ConversationMessage
 
 BREADCRUMB_MESSAGE = ChatMessage("user", BREADCRUMB)
@@ -22,21 +22,17 @@ def is_turn_boundary(message: ChatMessage) -> bool:
     return message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX)
 
 
-_OPENS_TURN = attrgetter("_opens_turn")
-
-
 def boundary_indices(rows: Sequence[ChatMessage]) -> list[int]:
     """Indices of the rows that open a turn. The verdict is remembered on each row (a
     hidden slot of ``ChatMessage``), so re-scanning a long history costs C-level work."""
     try:
-        flags = list(map(_OPENS_TURN, rows))
+        flags = OPENS_TURN.read_all(rows)
     except AttributeError:
-        flags = []
-        remember = object.__setattr__
-        for row in rows:  # is_turn_boundary, inlined: this is the first scan of every row
-            opens = row.role == "user" and not row.content.startswith(TOOL_RESULTS_PREFIX)
-            remember(row, "_opens_turn", opens)
-            flags.append(opens)
+        # is_turn_boundary, inlined: this is the first scan of every row
+        flags = [
+            row.role == "user" and not row.content.startswith(TOOL_RESULTS_PREFIX) for row in rows
+        ]
+        OPENS_TURN.write_all(rows, flags)
     return list(compress(range(len(rows)), flags))
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -13,28 +12,27 @@ import httpx
 import fakes
 from fakes.profiles import SDK_ENDPOINTS
 from harness.agent import (
-    Agent,
-    ChannelOrchestrator,
     Classifier,
+    DriverKind,
     Hook,
-    LegacySession,
     LoopConfig,
     Route,
     RouteTable,
+    SequentialIds,
+    SessionSpec,
+    TickClock,
     Tool,
     ToolBox,
     ToolMode,
-    ToolOutput,
+    template_tool,
 )
 from harness.events import EventBus, Observer
 from harness.providers.factory import make_client
 from harness.runtime import (
-    Attachment,
     ChatMessage,
     HistoryPruning,
     ProviderProfile,
     RuntimeProfile,
-    ToolSpec,
 )
 from harness.scenarios.schema import (
     FakeSpec,
@@ -48,25 +46,6 @@ from harness.scenarios.schema import (
 
 FAKE_FOR_KIND: Final = SDK_ENDPOINTS  # client kind -> (fake profile, SDK base path)
 SCENARIO_API_KEY: Final = "scenario-test-key"
-
-
-class DeterministicClock:
-    """Advances a millisecond per reading, so durations and ``at`` stamps are stable."""
-
-    def __init__(self) -> None:
-        self._ticks = itertools.count()
-
-    def __call__(self) -> float:
-        return next(self._ticks) / 1000.0
-
-
-class SequentialIds:
-    def __init__(self) -> None:
-        self._counters: dict[str, itertools.count[int]] = {}
-
-    def __call__(self, prefix: str) -> str:
-        counter = self._counters.setdefault(prefix, itertools.count(1))
-        return f"{prefix}-{next(counter)}"
 
 
 async def _no_sleep(_: float) -> None:
@@ -105,13 +84,15 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
 
 
 def _tool(spec: ToolSpecModel) -> Tool:
-    async def run(arguments: Mapping[str, object]) -> ToolOutput:
-        if spec.fails:
-            raise RuntimeError(f"{spec.name} failed as scripted")
-        text = spec.output.replace("{text}", str(arguments.get("text", ""))) * spec.repeat
-        return ToolOutput(text, tuple(Attachment("image", t) for t in spec.images))
-
-    return Tool(ToolSpec(spec.name, spec.description, spec.parameters), run)
+    return template_tool(
+        spec.name,
+        spec.description,
+        spec.parameters,
+        output=spec.output,
+        repeat=spec.repeat,
+        images=tuple(spec.images),
+        fails=spec.fails,
+    )
 
 
 def _hook(spec: HookSpec) -> Hook:
@@ -164,7 +145,7 @@ class Environment:
     config: LoopConfig
     fakes: dict[str, fakes.FakeProvider]
     http_clients: list[httpx.AsyncClient]
-    clock: DeterministicClock = field(default_factory=DeterministicClock)
+    clock: TickClock = field(default_factory=TickClock)
     ids: SequentialIds = field(default_factory=SequentialIds)
     logs: list[tuple[str, Mapping[str, object]]] = field(default_factory=list)
 
@@ -172,37 +153,23 @@ class Environment:
         for client in self.http_clients:
             await client.aclose()
 
-    def agent(self) -> Agent:
-        who = self.scenario.agent
-        return Agent(
+    def session_spec(self) -> SessionSpec:
+        """The scenario's session, described for ``harness.agent.open_session``."""
+        scenario, who = self.scenario, self.scenario.agent
+        driver = DriverKind(scenario.driver)
+        return SessionSpec(
             self.config,
-            bus=self.bus,
+            self.bus,
+            scenario.id,
+            driver=driver,
             clock=self.clock,
             ids=self.ids,
-            session_id=self.scenario.id,
-            name=who.name,
+            system_prompt=scenario.system_prompt,
+            agent_name=who.name,
             alias=who.alias,
-            channel=who.channel,
-        )
-
-    def legacy(self) -> LegacySession:
-        return LegacySession(
-            self.config,
-            bus=self.bus,
-            clock=self.clock,
-            ids=self.ids,
-            session_id=self.scenario.id,
+            # a channel driver is named after the scenario; an agent reports its own
+            channel=scenario.id if driver is DriverKind.CHANNEL else who.channel,
             log=lambda message, attributes: self.logs.append((message, attributes)),
-        )
-
-    def channel(self) -> ChannelOrchestrator:
-        return ChannelOrchestrator(
-            self.config,
-            bus=self.bus,
-            clock=self.clock,
-            ids=self.ids,
-            channel=self.scenario.id,
-            system_prompt=self.scenario.system_prompt,
         )
 
 
@@ -238,5 +205,6 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
         max_output_tokens=scenario.request.max_output_tokens,
         stream=scenario.request.stream,
         sleep=_no_sleep,
+        provider_truncation=scenario.provider_truncation,
     )
     return Environment(scenario, bus, config, fakes_by_ref, http_clients)

@@ -15,16 +15,23 @@ from typing import Any
 import httpx
 
 import fakes
-from harness.agent import Agent, Classifier, LoopConfig, Tool, ToolBox, ToolMode
+from harness.agent import (
+    Agent,
+    Classifier,
+    LoopConfig,
+    SessionSpec,
+    Tool,
+    ToolBox,
+    ToolMode,
+    open_agent,
+)
 from harness.events import EventBus
 from harness.providers.factory import make_client
 from harness.providers.transport import HttpProviderClient
-from harness.runtime import Chat, ChatMessage, RuntimeProfile
+from harness.runtime import RuntimeProfile
 from harness.scenarios.environment import (
     FAKE_FOR_KIND,
     SCENARIO_API_KEY,
-    DeterministicClock,
-    SequentialIds,
     build_fake,
     route_table,
     runtime_profile,
@@ -133,16 +140,7 @@ class AgentFactory:
             classifier=Classifier(classifier),
             sleep=_no_sleep,
         )
-        agent = Agent(
-            config,
-            bus=self.bus,
-            clock=DeterministicClock(),
-            ids=SequentialIds(),
-            session_id=session_id,
-        )
-        if system_prompt:
-            agent.history.append(Chat(ChatMessage("system", system_prompt)))
-        return agent
+        return open_agent(SessionSpec(config, self.bus, session_id, system_prompt=system_prompt))
 
     def _by_ref(
         self, fake: fakes.FakeProvider | Mapping[str, fakes.FakeProvider] | None

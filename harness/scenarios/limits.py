@@ -15,8 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from harness.scenarios.references import all_steps
-from harness.scenarios.schema import ConversationStep, Scenario, StepSpec
+from harness.scenarios.schema import ConversationStep, Scenario, StepSpec, all_steps
 from harness.scenarios.vocabulary import Loc
 
 DEFAULT_MAX_FILE_BYTES = 1_048_576  # 1 MiB: read at most this much of a file

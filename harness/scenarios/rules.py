@@ -32,6 +32,7 @@ RULES: Final = MappingProxyType(
         "9.turn_limit": "turn-limit trim after each turn and on seeding",
         "9.legacy": "legacy run: count trim after each turn, logged only",
         "9.channel": "channel overflow compacts the sender cache",
+        "9.provider_wrapper": "provider wrapper halves the request once on an overflow, silently",
         "10": "reactive recovery: 2/3 target, one iteration per attempt, error surfaced",
         "11": "max_history_messages: whole turns, default 50, 0 keeps the newest turn",
         "12": "channel caches: row FIFO, 0 means 50",

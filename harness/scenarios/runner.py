@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from harness.agent import Agent, ChannelOrchestrator, LegacySession
+from harness.agent import DEFAULT_SENDER, Agent, Driver, LegacySession, open_session
 from harness.events import Event, Observer, ProviderCallFinished, ProviderCallStarted
 from harness.runtime import Chat, ChatMessage, ConversationMessage
 from harness.scenarios.environment import Environment, build_environment
 from harness.scenarios.schema import ConversationStep, Scenario, UserTurn
-
-Driver = Agent | LegacySession | ChannelOrchestrator
 
 
 class EventRecorder:
@@ -67,29 +65,6 @@ def _user_text(turn: UserTurn) -> str:
     return turn.text + markers
 
 
-def _driver(env: Environment) -> Driver:
-    scenario = env.scenario
-    if scenario.driver == "legacy":
-        session = env.legacy()
-        if scenario.system_prompt:
-            session.history.append(ChatMessage("system", scenario.system_prompt))
-        return session
-    if scenario.driver == "channel":
-        return env.channel()
-    agent = env.agent()
-    if scenario.system_prompt:
-        agent.history.append(Chat(ChatMessage("system", scenario.system_prompt)))
-    return agent
-
-
-async def _send(driver: Driver, text: str, model: str | None, sender: str) -> str | None:
-    if isinstance(driver, Agent):
-        return await driver.turn(text, model=model)
-    if isinstance(driver, LegacySession):
-        return await driver.run_turn(text, model=model)
-    return await driver.handle(sender, text)
-
-
 def _apply_control(driver: Driver, step: ConversationStep) -> None:
     if isinstance(driver, LegacySession) and step.seed is not None:
         # A restored interactive session: the rows as given, no breadcrumb flag.
@@ -104,15 +79,6 @@ def _apply_control(driver: Driver, step: ConversationStep) -> None:
         driver.seed_conversation_history([ChatMessage(r.role, r.content) for r in step.seed])
     elif step.clear_history:
         driver.clear_history()
-
-
-def _final_history(driver: Driver) -> tuple[list[ChatMessage], bool]:
-    if isinstance(driver, Agent):
-        return driver.working_history(), driver.history_has_trim_breadcrumb
-    if isinstance(driver, LegacySession):
-        return list(driver.history), driver.history_has_trim_breadcrumb
-    rows = [row for cache in driver.caches.values() for row in cache]
-    return rows, False
 
 
 def _requests(env: Environment, events: Sequence[Event]) -> list[list[ChatMessage]]:
@@ -135,7 +101,7 @@ def _requests(env: Environment, events: Sequence[Event]) -> list[list[ChatMessag
 async def run_scenario(scenario: Scenario, observers: Sequence[Observer] = ()) -> ScenarioRun:
     recorder = EventRecorder()
     env = build_environment(scenario, (recorder, *observers))
-    driver = _driver(env)
+    driver = open_session(env.session_spec())
     turns: list[TurnRecord] = []
     try:
         for step in _expand(scenario.conversation):
@@ -145,13 +111,16 @@ async def run_scenario(scenario: Scenario, observers: Sequence[Observer] = ()) -
             turn = step.user if isinstance(step.user, UserTurn) else UserTurn(text=step.user)
             text = _user_text(turn)
             try:
-                answer, error = await _send(driver, text, turn.model, step.sender or "user"), None
+                answer = await driver.send(
+                    text, model=turn.model, sender=step.sender or DEFAULT_SENDER
+                )
+                error = None
             except Exception as exc:  # recorded; expectations decide whether it was wanted
                 answer, error = None, exc
             turns.append(TurnRecord(len(turns) + 1, text, answer, error, turn.expect_error))
     finally:
         await env.aclose()
-    history, flag = _final_history(driver)
+    history, flag = driver.provider_rows()
     return ScenarioRun(
         scenario=scenario,
         events=recorder.events,

@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.runtime.constants import DEFAULT_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_RESULT_CHARS
-from harness.scenarios.references import all_steps, driver_problems, named_routes
 from harness.scenarios.vocabulary import (
     EVENT_FIELDS,
     RULE_IDS,
@@ -382,6 +381,11 @@ class Scenario(_Strict):
     driver: Literal["agent", "legacy", "channel"] = "agent"
     tool_mode: Literal["native", "prompt"] = "native"
     classifier: Literal["reference", "extended"] = "extended"
+    provider_truncation: bool = Field(
+        default=False,
+        description="model the reference's provider wrapper: on an overflow, retry the call"
+        " once on its own turn-safe halving of the request, before the loop's recovery",
+    )
     system_prompt: str | None = "You are a careful agent."
     runtime: RuntimeSpec = RuntimeSpec()
     request: RequestSpec = RequestSpec()
@@ -420,3 +424,44 @@ class Scenario(_Strict):
             problems += driver_problems(self.driver, step, loc)
         raise_if(problems)
         return self
+
+
+# Cross-references inside a scenario, checked after its parts validated: routes and model
+# switches name defined providers; each step suits the driver. Every problem keeps its own
+# location, so the loader can report it at its line.
+
+
+def driver_problems(driver: str, step: ConversationStep, loc: Loc) -> list[tuple[Loc, str]]:
+    """Only the structured Agent can switch, seed or clear; only a channel has senders."""
+    problems: list[tuple[Loc, str]] = []
+    if driver != "agent":
+        for key in ("switch_model", "seed", "clear_history"):
+            if getattr(step, key) is not None:
+                problems.append(
+                    ((*loc, key), f"expected a user step (driver {driver}), found {key}")
+                )
+    if step.sender is not None and driver != "channel":
+        problems.append(
+            ((*loc, "sender"), f"expected no sender with driver {driver}, found {step.sender!r}")
+        )
+    return problems
+
+
+def named_routes(routes: RoutesSpec | None) -> list[tuple[Loc, RouteSpec]]:
+    if routes is None:
+        return []
+    named: list[tuple[Loc, RouteSpec]] = [(("routes", "default"), routes.default)]
+    named += [(("routes", "model_routes", n), r) for n, r in routes.model_routes.items()]
+    if routes.vision is not None:
+        named.append((("routes", "vision"), routes.vision))
+    return named
+
+
+def all_steps(steps: list[ConversationStep], loc: Loc) -> list[tuple[Loc, ConversationStep]]:
+    """Every step with its location, those inside ``repeat`` included."""
+    found: list[tuple[Loc, ConversationStep]] = []
+    for index, step in enumerate(steps):
+        found.append(((*loc, index), step))
+        if step.repeat is not None:
+            found += all_steps(step.repeat.steps, (*loc, index, "repeat", "steps"))
+    return found

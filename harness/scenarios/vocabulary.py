@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any, Final
 
 import fakes
+from fakes.profiles import SDK_ENDPOINTS
 from harness.events import EVENT_KINDS, TrimTrigger
 from harness.scenarios.rules import RULES
 
@@ -67,7 +68,7 @@ def fake_variants(kind: str) -> tuple[str, ...]:
     """The overflow variants the fake behind a client kind can answer with."""
     # The fakes' own table (``environment.FAKE_FOR_KIND`` is this table): importing the
     # environment here would pull the agent and the provider clients into validation.
-    profile_name, _ = fakes.SDK_ENDPOINTS[kind]
+    profile_name, _ = SDK_ENDPOINTS[kind]
     return tuple(sorted({e.variant for e in fakes.overflow_entries(profile_name)}))
 
 

@@ -17,8 +17,10 @@ import dataclasses
 import json
 import os
 import threading
+import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, Final, assert_never
 
@@ -34,11 +36,11 @@ from harness.events import (
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
-    TrimTrigger,
     TurnFinished,
     TurnStarted,
     event_kind,
 )
+from harness.runtime import HarnessError
 
 KIND_KEY = "kind"
 INTERRUPTED_KIND: Final = "interrupted"
@@ -46,7 +48,7 @@ INTERRUPTED_KIND: Final = "interrupted"
 _KINDS: dict[str, type[Event]] = {kind.__name__: kind for kind in EVENT_KINDS}
 
 
-class TranscriptError(ValueError):
+class TranscriptError(HarnessError, ValueError):
     """A transcript line that is not a recorded event."""
 
 
@@ -71,14 +73,31 @@ def event_to_record(event: Event) -> dict[str, Any]:
     return record
 
 
+def _enum_fields(kind: type[Event]) -> dict[str, type[StrEnum]]:
+    """The fields of ``kind`` typed as a closed set (a ``StrEnum``), by name."""
+    hints = typing.get_type_hints(kind)
+    return {
+        f.name: hints[f.name]
+        for f in dataclasses.fields(kind)
+        if isinstance(hints[f.name], type) and issubclass(hints[f.name], StrEnum)
+    }
+
+
+_ENUM_FIELDS = {kind.__name__: _enum_fields(kind) for kind in EVENT_KINDS}
+
+
 def event_from_record(record: Mapping[str, Any]) -> Event:
     """The event a record describes; raises ``TranscriptError`` for an unknown kind or field."""
     fields = dict(record)
     kind = _KINDS.get(str(fields.pop(KIND_KEY, "")))
     if kind is None:
         raise TranscriptError(f"unknown event kind in {dict(record)!r}")
-    if "trigger" in fields:
-        fields["trigger"] = TrimTrigger(fields["trigger"])
+    for name, enum in _ENUM_FIELDS[kind.__name__].items():
+        if isinstance(fields.get(name), str):
+            try:
+                fields[name] = enum(fields[name])
+            except ValueError as exc:
+                raise TranscriptError(f"{kind.__name__}.{name}: {exc}") from exc
     if isinstance(fields.get("finish_reasons"), list):
         fields["finish_reasons"] = tuple(fields["finish_reasons"])
     try:

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import httpx
 
 import fakes
-from harness.agent import Agent, LoopConfig, Route, RouteTable, ToolBox, echo_tool
-from harness.agent.config import Classifier, Sleep
+from harness.agent import (
+    Agent,
+    LoopConfig,
+    Route,
+    RouteTable,
+    SessionSpec,
+    ToolBox,
+    echo_tool,
+    open_agent,
+)
+from harness.agent.config import Sleep
 from harness.agent.dispatch import ToolMode
 from harness.events import Event, EventBus, event_kind
+from harness.providers import ProviderClient, ProviderReply, ProviderRequest
+from harness.providers.classify import Classifier
 from harness.providers.factory import make_client
-from harness.runtime import Chat, ChatMessage, ProviderProfile, RuntimeProfile
+from harness.runtime import ProviderProfile, RuntimeProfile
 
 
 class Recorder:
@@ -28,24 +38,30 @@ class Recorder:
         return [e for e in self.events if event_kind(e) == kind]
 
 
-class Ticks:
-    def __init__(self) -> None:
-        self._n = itertools.count()
-
-    def __call__(self) -> float:
-        return next(self._n) / 1000
-
-
-class Ids:
-    def __init__(self) -> None:
-        self._counters: dict[str, itertools.count[int]] = {}
-
-    def __call__(self, prefix: str) -> str:
-        return f"{prefix}-{next(self._counters.setdefault(prefix, itertools.count(1)))}"
-
-
 async def _no_sleep(_: float) -> None:
     return None
+
+
+class SentLog:
+    """Every request the agent handed to a client, rows included, whatever the answer:
+    a request the fake rejects (an orphaned tool pair, say) keeps its rows here, where
+    the fake's own log can only record what it managed to decode."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, ProviderRequest]] = []
+
+    def wrap(self, ref: str, inner: ProviderClient) -> ProviderClient:
+        return _LoggedClient(ref, inner, self)
+
+
+class _LoggedClient:
+    def __init__(self, ref: str, inner: ProviderClient, log: SentLog) -> None:
+        self.provider_kind = inner.provider_kind
+        self._ref, self._inner, self._log = ref, inner, log
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        self._log.requests.append((self._ref, request))
+        return await self._inner.complete(request)
 
 
 @dataclass
@@ -55,6 +71,7 @@ class Rig:
     recorder: Recorder
     http: httpx.AsyncClient
     extra_fakes: dict[str, fakes.FakeProvider] = field(default_factory=dict)
+    sent: SentLog = field(default_factory=SentLog)
 
     def kinds(self) -> list[str]:
         return [event_kind(e) for e in self.recorder.events]
@@ -79,6 +96,7 @@ def build_rig(
     extra: Sequence[tuple[str, str, int, int | None]] = (),
     system_prompt: str | None = "sys",
     sleep: Sleep = _no_sleep,
+    provider_truncation: bool = False,
 ) -> Rig:
     """One ``openai.main`` fake (plus ``extra`` refs: (ref, model, fake window, configured
     window)), a strict bus with a recorder, and an Agent."""
@@ -99,7 +117,7 @@ def build_rig(
         )
     }
     providers = {"openai": {"main": ProviderProfile("gpt-test", configured_window)}}
-    extra_fakes = {}
+    extra_fakes: dict[str, fakes.FakeProvider] = {}
     for ref, model, window, configured in extra:
         other = fakes.FakeProvider("openai", model, context_window=window, script=script)
         other_http = httpx.AsyncClient(transport=fakes.asgi_transport(other), base_url="http://x")
@@ -109,16 +127,16 @@ def build_rig(
         provider_type, _, alias = ref.partition(".")
         providers.setdefault(provider_type, {})[alias] = ProviderProfile(model, configured)
         extra_fakes[ref] = other
+    sent = SentLog()
     config = LoopConfig(
         profile=profile,
         routes=RouteTable(providers, Route("openai.main"), model_routes or {}),
-        clients=clients,
+        clients={ref: sent.wrap(ref, client) for ref, client in clients.items()},
         tools=ToolBox({"echo": echo_tool(repeat=1)}) if tools else ToolBox(),
         tool_mode=tool_mode,
         classifier=classifier,
         sleep=sleep,
+        provider_truncation=provider_truncation,
     )
-    agent = Agent(config, bus=bus, clock=Ticks(), ids=Ids(), session_id="s")
-    if system_prompt is not None:
-        agent.history.append(Chat(ChatMessage("system", system_prompt)))
-    return Rig(agent, fake, recorder, http, extra_fakes)
+    agent = open_agent(SessionSpec(config, bus, "s", system_prompt=system_prompt))
+    return Rig(agent, fake, recorder, http, extra_fakes, sent)

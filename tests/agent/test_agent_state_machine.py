@@ -9,27 +9,36 @@ window, and every budget decision equal to ``resolve_context_limits`` for its ro
 from __future__ import annotations
 
 import asyncio
-import contextlib
+from collections import Counter
 
+import hypothesis
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 import fakes
+from harness.agent import loop
 from harness.events import (
     BudgetResolved,
     CapacityChecked,
+    Event,
     HistoryTrimmed,
     ProviderCallStarted,
+    RecoveryAttempted,
     TrimTrigger,
 )
-from harness.providers import ProviderError
+from harness.providers import ContextWindowExceeded, ProviderError
 from harness.runtime import (
     BREADCRUMB,
+    Chat,
     ChatMessage,
     ContextCapacityExceeded,
+    OrphanSweep,
     ProviderProfile,
     RuntimeProfile,
+    ToolResultMessage,
+    ToolResults,
     remove_orphaned_tool_messages,
     resolve_context_limits,
     resolved_model_context_window_for_route,
@@ -38,6 +47,7 @@ from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
 from tests.agent.support import build_rig
 
 CAP = 3
+UNRECOVERABLE = ("only_one_turn_left", "context_floor_exceeds_budget")
 PROFILE = RuntimeProfile(max_context_tokens=400, max_history_messages=CAP, max_tool_iterations=4)
 ROUTES = {
     "openai.main": ("gpt-test", 2_000),
@@ -46,7 +56,7 @@ ROUTES = {
 
 
 def _rows_ok(rows: list[ChatMessage]) -> None:
-    assert remove_orphaned_tool_messages(rows).removed == 0
+    assert remove_orphaned_tool_messages(rows).removed == 0, "an orphan tool row was sent"
     called: set[str] = set()
     answered: set[str] = set()
     for row in rows:
@@ -74,15 +84,43 @@ class AgentMachine(RuleBasedStateMachine):
         self.route = "openai.main"
         self.turns_in_history = 0
         self.seen_events = 0
+        self.tolerated: Counter[str] = Counter()
 
     def _turn(self, text: str, script: fakes.FakeScript) -> None:
         for fake in self.fakes.values():
             fake.reset(script=script)
         before = len(self.rig.recorder.events)
-        # Refused before dispatch, or an overflow with one turn left: both are allowed.
-        with contextlib.suppress(ContextCapacityExceeded, ProviderError):
+        sent_before = len(self.rig.sent.requests)
+        error: Exception | None = None
+        try:
             asyncio.run(self.rig.agent.turn(text))
+        except (ContextCapacityExceeded, ProviderError) as caught:
+            error = caught
+        self._check_requests(sent_before)
+        self._check_error(error, self.rig.recorder.events[before:])
         self._check_step(before)
+
+    def _check_requests(self, sent_before: int) -> None:
+        """Every request the agent sent, answered or rejected, from the agent's side."""
+        for _, request in self.rig.sent.requests[sent_before:]:
+            _rows_ok(list(request.messages))
+
+    def _check_error(self, error: Exception | None, events: list[Event]) -> None:
+        """Only the errors the contract expects end a turn, each counted: a refusal before
+        dispatch (spec 8), or an overflow the reactive recovery could not fix (spec 10)."""
+        if error is None:
+            return
+        if isinstance(error, ContextCapacityExceeded):
+            kind = "refused_before_dispatch"
+        else:
+            outcomes = [e.outcome for e in events if isinstance(e, RecoveryAttempted)]
+            unfixable = bool(outcomes) and outcomes[-1] in UNRECOVERABLE
+            unexpected = f"unexpected {type(error).__name__}: {error}"
+            assert isinstance(error, ContextWindowExceeded), unexpected
+            assert unfixable, unexpected
+            kind = f"overflow_{outcomes[-1]}"
+        self.tolerated[kind] += 1
+        hypothesis.event(kind)
 
     def _check_step(self, before: int) -> None:
         for fake in self.fakes.values():
@@ -115,6 +153,21 @@ class AgentMachine(RuleBasedStateMachine):
         )
         script = fakes.FakeScript(steps=(fakes.call_tools(*tool_calls),), default=fakes.say("done"))
         self._turn("run tools", script)
+
+    @rule()
+    def restore_damaged_history(self) -> None:
+        """A restored session whose stored rows lost a tool call (spec 15: session restore
+        is a caller of the sweep): the sweep must keep the orphaned result off the wire."""
+        self.rig.agent.seed_history(
+            [
+                Chat(ChatMessage("system", "sys")),
+                Chat(ChatMessage("user", "restored")),
+                ToolResults((ToolResultMessage("ghost", "stale", "echo"),)),
+                Chat(ChatMessage("assistant", "ok")),
+            ]
+        )
+        self.turns_in_history = 1
+        self.user_turn(10)
 
     @rule()
     def switch_route(self) -> None:
@@ -158,8 +211,41 @@ class AgentMachine(RuleBasedStateMachine):
 
 # Each example runs real HTTP round trips: fewer, shorter runs than the profile's default.
 AgentMachine.TestCase.settings = settings(
-    settings.default,
-    max_examples=max(10, settings.default.max_examples // 4),
+    max_examples=max(10, settings().max_examples // 4),
     stateful_step_count=12,
 )
 TestAgentMachine = AgentMachine.TestCase
+
+
+def test_orphan_invariant_fires_when_the_sweep_is_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deliberately broken run: the preflight sweep turned off through its test-only
+    seam lets a restored history's orphaned tool result reach the wire, and the machine's
+    check must fail on the request the fake rejected (issue 14: it could not fire)."""
+    monkeypatch.setattr(loop, "sweep_orphans", lambda rows: OrphanSweep(list(rows), 0, ()))
+    machine = AgentMachine()
+    try:
+        with pytest.raises(AssertionError, match="an orphan tool row was sent"):
+            machine.restore_damaged_history()
+    finally:
+        machine.teardown()
+
+
+def test_same_run_passes_with_the_sweep() -> None:
+    machine = AgentMachine()
+    try:
+        machine.restore_damaged_history()
+        assert machine.rig.sent.requests, "the restored turn sent its request"
+    finally:
+        machine.teardown()
+
+
+def test_unexpected_provider_errors_are_not_tolerated() -> None:
+    """A provider error the contract does not expect (here a server error) fails the
+    step, where every ``ProviderError`` used to be suppressed."""
+    machine = AgentMachine()
+    try:
+        script = fakes.FakeScript(default=fakes.fail("server_error"))
+        with pytest.raises(AssertionError, match="unexpected ProviderServerError"):
+            machine._turn("hello", script)
+    finally:
+        machine.teardown()

@@ -15,12 +15,14 @@ from harness.agent import (
     LoopConfig,
     Route,
     RouteTable,
+    SequentialIds,
+    TickClock,
 )
 from harness.events import EventBus, HistoryTrimmed
 from harness.providers.factory import make_client
 from harness.runtime import BREADCRUMB, ChatMessage, ProviderProfile, RuntimeProfile
 from harness.runtime.legacy import LEGACY_TRIM_LOG_MESSAGE
-from tests.agent.support import Ids, Recorder, Ticks
+from tests.agent.support import Recorder
 
 
 def _config(profile: RuntimeProfile, fake: fakes.FakeProvider, window: int) -> LoopConfig:
@@ -48,8 +50,8 @@ def test_legacy_count_trim_logs_only_no_breadcrumb_no_event() -> None:
     session = LegacySession(
         _config(RuntimeProfile(max_history_messages=2), fake, 10_000),
         bus=bus,
-        clock=Ticks(),
-        ids=Ids(),
+        clock=TickClock(),
+        ids=SequentialIds(),
         session_id="legacy",
         log=lambda message, attrs: logs.append((message, dict(attrs))),
     )
@@ -89,8 +91,8 @@ def test_legacy_outer_recovery_trims_to_nine_tenths_of_the_window() -> None:
     session = LegacySession(
         _config(RuntimeProfile(max_tool_iterations=1), fake, 150),
         bus=bus,
-        clock=Ticks(),
-        ids=Ids(),
+        clock=TickClock(),
+        ids=SequentialIds(),
         session_id="legacy",
         log=lambda m, a: logs.append((m, a)),
     )
@@ -125,8 +127,8 @@ def test_channel_cache_is_a_row_fifo_and_zero_means_fifty() -> None:
     channel = ChannelOrchestrator(
         _config(RuntimeProfile(max_history_messages=3), fake, 100_000),
         bus=EventBus(strict=True),
-        clock=Ticks(),
-        ids=Ids(),
+        clock=TickClock(),
+        ids=SequentialIds(),
         channel="chat",
     )
     for n in range(3):
@@ -135,8 +137,8 @@ def test_channel_cache_is_a_row_fifo_and_zero_means_fifty() -> None:
     zero = ChannelOrchestrator(
         _config(RuntimeProfile(max_history_messages=0), fake, 100_000),
         bus=EventBus(strict=True),
-        clock=Ticks(),
-        ids=Ids(),
+        clock=TickClock(),
+        ids=SequentialIds(),
         channel="chat",
     )
     for n in range(30):
@@ -156,8 +158,8 @@ def test_channel_overflow_compacts_the_cache_and_asks_to_resend() -> None:
     channel = ChannelOrchestrator(
         _config(RuntimeProfile(), fake, 100_000),
         bus=EventBus(strict=True),
-        clock=Ticks(),
-        ids=Ids(),
+        clock=TickClock(),
+        ids=SequentialIds(),
         channel="chat",
     )
     for n in range(10):

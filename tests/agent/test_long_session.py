@@ -20,6 +20,7 @@ from harness.events import (
     ProviderCallStarted,
     RecoveryAttempted,
     TrimTrigger,
+    TurnFinished,
 )
 from harness.runtime import (
     REASON_BUDGET,
@@ -30,7 +31,10 @@ from harness.runtime import (
     estimate_history_tokens,
     estimate_tool_schema_tokens,
 )
-from tests.agent.support import build_rig
+from tests.agent.support import Rig, build_rig
+
+Session = tuple[Rig, list[list[ChatMessage]], ContextCapacityExceeded]
+"""The long session's rig, the rows of every request its fake decoded, the final error."""
 
 PROFILE = RuntimeProfile(max_context_tokens=1_500, max_history_messages=12)
 
@@ -46,7 +50,7 @@ def _script() -> fakes.FakeScript:
 
 
 @pytest.fixture(scope="module")
-def session() -> tuple[object, list[object], BaseException]:
+def session() -> Session:
     rig = build_rig(
         profile=PROFILE,
         fake_window=1_400,  # the real window, smaller than the configured 2,400
@@ -56,7 +60,7 @@ def session() -> tuple[object, list[object], BaseException]:
     )
     requests: list[list[ChatMessage]] = []
 
-    async def drive() -> BaseException:
+    async def drive() -> ContextCapacityExceeded:
         for n in range(100):
             await rig.agent.turn(f"turn {n}: " + "q" * (40 + 7 * (n % 13)))
         try:
@@ -72,7 +76,7 @@ def session() -> tuple[object, list[object], BaseException]:
     return rig, requests, error
 
 
-def test_every_trigger_fires_and_each_trim_is_one_event(session: tuple) -> None:
+def test_every_trigger_fires_and_each_trim_is_one_event(session: Session) -> None:
     rig = session[0]
     trims = [e for e in rig.recorder.events if isinstance(e, HistoryTrimmed)]
     by_trigger = Counter(t.trigger for t in trims)
@@ -93,7 +97,7 @@ def test_every_trigger_fires_and_each_trim_is_one_event(session: tuple) -> None:
             assert trim.provider == "openai.main"
 
 
-def test_every_sent_estimate_is_exactly_what_the_provider_received(session: tuple) -> None:
+def test_every_sent_estimate_is_exactly_what_the_provider_received(session: Session) -> None:
     """CapacityChecked.message_tokens equals the runtime's estimate of the rows the fake
     decoded from the wire, call by call; the schema operand is the tool estimate."""
     rig, requests = session[0], session[1]
@@ -106,7 +110,7 @@ def test_every_sent_estimate_is_exactly_what_the_provider_received(session: tupl
         assert check.estimate_tokens <= check.model_context_window == 2_400
 
 
-def test_recoveries_target_two_thirds_of_the_overflowed_estimate(session: tuple) -> None:
+def test_recoveries_target_two_thirds_of_the_overflowed_estimate(session: Session) -> None:
     rig = session[0]
     events = rig.recorder.events
     recoveries = [(i, e) for i, e in enumerate(events) if isinstance(e, RecoveryAttempted)]
@@ -119,7 +123,7 @@ def test_recoveries_target_two_thirds_of_the_overflowed_estimate(session: tuple)
         assert recovery.target_budget_tokens == recovery.estimate_tokens * 2 // 3
 
 
-def test_the_unsendable_request_is_refused_before_dispatch(session: tuple) -> None:
+def test_the_unsendable_request_is_refused_before_dispatch(session: Session) -> None:
     rig, requests, error = session
     refusals = [e for e in rig.recorder.events if isinstance(e, CapacityChecked) and not e.fits]
     assert len(refusals) == 1
@@ -130,5 +134,6 @@ def test_the_unsendable_request_is_refused_before_dispatch(session: tuple) -> No
         2_400,
     )
     assert all("x" * 12_000 not in row.content for rows in requests for row in rows)
-    assert rig.recorder.events[-1].outcome == "error"
-    assert rig.recorder.events[-1].error_type == "ContextCapacityExceeded"
+    last = rig.recorder.events[-1]
+    assert isinstance(last, TurnFinished)
+    assert (last.outcome, last.error_type) == ("error", "ContextCapacityExceeded")

@@ -75,8 +75,8 @@ async def test_a_server_error_to_a_content_null_call_row_fails_the_row_shape_che
     null_call, empty_call = (c.request_body for c in result.fake.log.calls()[3:5])
     assert isinstance(null_call, dict)
     assert isinstance(empty_call, dict)
-    assert null_call["messages"][2]["content"] is None
-    assert empty_call["messages"][2]["content"] == ""
+    assert _third_row(null_call)["content"] is None
+    assert _third_row(empty_call)["content"] == ""
 
 
 async def test_both_row_shapes_accepted_pass(fake_server: FakeServerFactory) -> None:
@@ -103,3 +103,13 @@ async def test_a_server_that_never_finishes_loading_is_given_up_on_within_the_bo
     assert sum(sleeps.waits) == UNAVAILABLE_MAX_WAIT_S
     assert sleeps.waits == [1.0, 2.0, 4.0, 8.0, 16.0, 16.0, 13.0]
     assert len(running.fake.log.calls()) == len(sleeps.waits) + 1
+
+
+def _third_row(body: object) -> dict[str, object]:
+    """The third chat message of a logged request body (the tool-call-only assistant row)."""
+    assert isinstance(body, dict)
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    row = messages[2]
+    assert isinstance(row, dict)
+    return row

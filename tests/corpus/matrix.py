@@ -68,9 +68,13 @@ def _columns() -> list[tuple[str, Verdict]]:
         ("reference", lambda s: reference_is_overflow(s.provider, s.status, s.body)),
         ("extended", lambda s: extended_verdict(s.provider, s.status, s.body).is_overflow),
     ]
-    for peer in PEERS:
-        columns.append((peer.title, lambda s, f=peer.is_overflow: f(s.status, s.body)))
+    columns += [(peer.title, _peer_verdict(peer.is_overflow)) for peer in PEERS]
     return columns
+
+
+def _peer_verdict(is_overflow: Callable[[int | None, str], bool]) -> Verdict:
+    """A peer's rule (status, body) as a column's verdict on a sample."""
+    return lambda sample: is_overflow(sample.status, sample.body)
 
 
 def _dumps(value: object) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import os
 import queue
 import signal
@@ -40,7 +41,7 @@ class Served:
         assert self.process.stdout is not None
         stdout = self.process.stdout
         self.reader = threading.Thread(
-            target=lambda: [self.lines.put(line) for line in stdout], daemon=True
+            target=lambda: collections.deque(map(self.lines.put, stdout), maxlen=0), daemon=True
         )
         self.reader.start()
 

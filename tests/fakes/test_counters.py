@@ -116,7 +116,7 @@ _PIECES = st.sampled_from(
     ]
 )
 _TEXT = st.lists(_PIECES, max_size=8).map("".join)
-_PLAIN = st.text(st.characters(blacklist_characters="[", blacklist_categories=("Cs",)), max_size=60)
+_PLAIN = st.text(st.characters(blacklist_characters="[", blacklist_categories=["Cs"]), max_size=60)
 
 
 @st.composite

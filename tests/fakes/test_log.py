@@ -38,7 +38,11 @@ async def test_each_exchange_records_request_count_and_answer(connect: Connect) 
     assert replied.counter == "provider"
     assert replied.tokens is not None
     assert replied.tokens.total == fake.counter.count_rows(replied.rows)
-    assert replied.response_body["usage"]["prompt_tokens"] == replied.tokens.total
+    body = replied.response_body
+    assert isinstance(body, dict)
+    usage = body["usage"]
+    assert isinstance(usage, dict)
+    assert usage["prompt_tokens"] == replied.tokens.total
     assert (overflowed.outcome, overflowed.status, overflowed.window) == ("overflow", 400, 100)
     assert [e.call_index for e in fake.log.calls()] == [0, 1, 2]
 
@@ -56,4 +60,5 @@ def test_concurrent_requests_are_each_logged_once() -> None:
     ):
         statuses = list(pool.map(lambda _: post(client), range(40)))
     assert statuses == [200] * 40
-    assert sorted(e.call_index for e in fake.log.calls()) == list(range(40))
+    assert sorted(e.call_index or 0 for e in fake.log.calls()) == list(range(40))
+    assert all(e.call_index is not None for e in fake.log.calls())

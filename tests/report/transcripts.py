@@ -10,6 +10,8 @@ from typing import TypedDict
 
 from harness.events import (
     BudgetResolved,
+    CallOutcome,
+    CallPurpose,
     CapacityChecked,
     Event,
     HistoryTrimmed,
@@ -17,12 +19,15 @@ from harness.events import (
     ProviderCallFinished,
     ProviderCallStarted,
     RecoveryAttempted,
+    RecoveryOutcome,
     ToolCallFinished,
     ToolCallStarted,
     TrimTrigger,
     TurnFinished,
+    TurnOutcome,
     TurnStarted,
 )
+from harness.runtime import BudgetRule, WindowSource
 from harness.telemetry.transcript import event_to_record
 
 BUDGET_REASON = "context token budget exceeded"
@@ -65,7 +70,9 @@ class Session:
         return self
 
     def end(self, outcome: str = "ok") -> Session:
-        self.events.append(TurnFinished(**self._common(), outcome=outcome, iterations=1))
+        self.events.append(
+            TurnFinished(**self._common(), outcome=TurnOutcome(outcome), iterations=1)
+        )
         self.turn_id = None
         return self
 
@@ -76,10 +83,10 @@ class Session:
                 provider=self.provider,
                 model="m",
                 model_context_window=self.window,
-                window_source="configured",
+                window_source=WindowSource.CONFIGURED,
                 configured_model_context_window=self.window,
                 budget_tokens=tokens,
-                rule="ratio",
+                rule=BudgetRule.RATIO,
             )
         )
         return self
@@ -95,7 +102,7 @@ class Session:
                 estimate_tokens=estimate,
                 model_context_window=self.window,
                 fits=fits,
-                purpose="tool_loop",
+                purpose=CallPurpose.TOOL_LOOP,
             )
         )
         return self
@@ -123,7 +130,7 @@ class Session:
                 provider=self.provider,
                 provider_kind="openai",
                 model="m",
-                outcome=outcome,
+                outcome=CallOutcome(outcome),
                 duration_s=0.1,
                 input_tokens=estimate if outcome == "ok" else None,
                 finish_reasons=("stop",) if outcome == "ok" else (),
@@ -164,7 +171,7 @@ class Session:
                 system_floor_tokens=100,
                 route_budget_tokens=6000,
                 trimmed=outcome == "retrying",
-                outcome=outcome,
+                outcome=RecoveryOutcome(outcome),
             )
         )
         return self

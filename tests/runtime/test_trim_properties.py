@@ -10,6 +10,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench.naive import naive_trim_to_recent_turns
 from harness.runtime import (
     Chat,
     ChatMessage,
@@ -26,7 +27,6 @@ from harness.runtime import (
     trim_to_reported_budget,
 )
 from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
-from tests.runtime.reference_port import reference_trim_to_recent_turns
 from tests.runtime.strategies import histories
 
 budgets = st.integers(min_value=0, max_value=6000)
@@ -63,7 +63,7 @@ def test_budget_trim_is_identical_to_the_reference_probe_loop(
     generated: tuple[list[ChatMessage], bool], budget: int
 ) -> None:
     history, crumb = generated
-    assert trim_to_recent_turns(history, budget, crumb) == reference_trim_to_recent_turns(
+    assert trim_to_recent_turns(history, budget, crumb) == naive_trim_to_recent_turns(
         history, budget, crumb
     )
 

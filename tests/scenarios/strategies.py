@@ -16,7 +16,7 @@ Path = tuple[int | str, ...]
 _YAMLISH = ":-[]{}#&*!|>'\"%@,?\t\n ~.0123456789abcdeiklnrstuy"
 
 words = st.text("abcdefghijklmnopqrstuvwxyz ", min_size=1, max_size=12)
-plain = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+plain = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=20)
 
 
 def _mutate(text: str, data: st.DataObject) -> str:

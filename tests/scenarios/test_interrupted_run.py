@@ -89,10 +89,8 @@ def test_a_stopped_run_writes_every_output_marked_interrupted(
     assert_nothing_left(running)
 
     report = tmp_path / "report.html"
-    done = start(
-        ["report", out / "t", "-o", report],
-        tmp_path / "r" if (tmp_path / "r").mkdir() is None else tmp_path,
-    )
+    (tmp_path / "r").mkdir()
+    done = start(["report", out / "t", "-o", report], tmp_path / "r")
     code, stdout, stderr = finish(done)
     assert code == 0, stderr
     assert "1 session(s)" in stdout  # a-quick only: b-slow is shown, not counted

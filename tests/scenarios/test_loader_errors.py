@@ -70,7 +70,7 @@ def test_cli_exits_2_and_runs_nothing(tmp_path: Path, case: str, command: str) -
     library = tmp_path / "library"
     write(library, "a-valid.yaml", TINY)
     bad = write(library, f"{case}.yaml", CASES[case][0])
-    extra = [] if command == "validate" else ["--junit-xml", tmp_path / "j.xml"]
+    extra: list[str | Path] = [] if command == "validate" else ["--junit-xml", tmp_path / "j.xml"]
     extra += [] if command == "validate" else ["--transcript", tmp_path / "transcripts"]
     result = cli(command, library, *extra)
     assert result.exit_code == EXIT_INVALID

@@ -46,7 +46,7 @@ def test_cli_exits_2_and_writes_nothing(tmp_path: Path, case: str, command: str)
     bad = library / f"{case}.yaml"
     bad.write_bytes(data)
     out = tmp_path / "out"
-    extra = [] if command == "validate" else ["--junit-xml", out / "j.xml"]
+    extra: list[str | Path] = [] if command == "validate" else ["--junit-xml", out / "j.xml"]
     extra += [] if command == "validate" else ["--transcript", out / "t"]
     extra += [] if command == "validate" else ["--metrics-out", out / "m.prom"]
     result = cli(command, library, *extra)

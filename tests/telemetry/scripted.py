@@ -15,6 +15,8 @@ from typing import TypedDict
 
 from harness.events import (
     BudgetResolved,
+    CallOutcome,
+    CallPurpose,
     CapacityChecked,
     Event,
     HistoryTrimmed,
@@ -22,12 +24,15 @@ from harness.events import (
     ProviderCallFinished,
     ProviderCallStarted,
     RecoveryAttempted,
+    RecoveryOutcome,
     ToolCallFinished,
     ToolCallStarted,
     TrimTrigger,
     TurnFinished,
+    TurnOutcome,
     TurnStarted,
 )
+from harness.runtime import BudgetRule, WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 
 PROVIDER = "fakeai"
@@ -83,7 +88,7 @@ class Script:
         self._emit(
             TurnFinished(
                 **self._base(),
-                outcome=outcome,
+                outcome=TurnOutcome(outcome),
                 iterations=self._calls,
                 error_type=error_type,
             )
@@ -97,10 +102,10 @@ class Script:
                 provider=self.provider,
                 model=self.model,
                 model_context_window=WINDOW,
-                window_source="configured",
+                window_source=WindowSource.CONFIGURED,
                 configured_model_context_window=WINDOW,
                 budget_tokens=BUDGET,
-                rule=rule,
+                rule=BudgetRule(rule),
             )
         )
 
@@ -133,7 +138,7 @@ class Script:
                 estimate_tokens=estimate,
                 model_context_window=WINDOW,
                 fits=fits,
-                purpose="tool_loop",
+                purpose=CallPurpose.TOOL_LOOP,
             )
         )
 
@@ -175,7 +180,7 @@ class Script:
                 provider=self.provider,
                 provider_kind=KIND,
                 model=self.model,
-                outcome=outcome,
+                outcome=CallOutcome(outcome),
                 duration_s=0.3 if ok else 0.1,
                 input_tokens=(input_tokens or estimate) if ok else None,
                 output_tokens=50 if ok else None,
@@ -198,7 +203,7 @@ class Script:
                 dataclasses.replace(
                     finished,
                     at=self._base()["at"],
-                    outcome=outcome,
+                    outcome=CallOutcome(outcome),
                     input_tokens=estimate if ok else None,
                     output_tokens=50 if ok else None,
                     finish_reasons=("stop",) if ok else (),
@@ -234,7 +239,7 @@ class Script:
                 system_floor_tokens=300,
                 route_budget_tokens=BUDGET,
                 trimmed=recovery == "retrying",
-                outcome=recovery,
+                outcome=RecoveryOutcome(recovery),
             )
         )
 

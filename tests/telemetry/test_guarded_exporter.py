@@ -72,7 +72,8 @@ def _guard(inner: Flaky, clock: Clock, warned: list[str]) -> GuardedExporter:
 
 
 def test_one_line_names_the_target_and_the_system_error() -> None:
-    inner, clock, warned = Flaky(), Clock(), []
+    inner, clock = Flaky(), Clock()
+    warned: list[str] = []
     guard = _guard(inner, clock, warned)
     for _ in range(5):  # each after the wait: tried, and failed, five times
         assert guard.export([]) is SpanExportResult.FAILURE
@@ -85,7 +86,8 @@ def test_one_line_names_the_target_and_the_system_error() -> None:
 
 
 def test_after_a_failure_batches_are_dropped_without_trying_until_the_wait_is_over() -> None:
-    inner, clock, warned = Flaky(), Clock(), []
+    inner, clock = Flaky(), Clock()
+    warned: list[str] = []
     guard = _guard(inner, clock, warned)
     guard.export([])
     clock.now += 29.9

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
@@ -36,7 +37,9 @@ CHAT = f"chat {MODEL}"
 
 
 def _calls(harness: Harness) -> dict[str, ReadableSpan]:
-    return {str(span.attributes[n.ATTR_CALL_ID]): span for span in harness.spans_named(CHAT)}
+    return {
+        str((span.attributes or {})[n.ATTR_CALL_ID]): span for span in harness.spans_named(CHAT)
+    }
 
 
 def _event_names(span: ReadableSpan) -> list[str]:
@@ -267,8 +270,9 @@ def test_close_ends_open_spans_marked_incomplete(harness: Harness) -> None:
     harness.publish(script.events)
     harness.otel.close()
     names = {span.name: span for span in harness.spans}
-    assert names[f"invoke_agent {AGENT}"].attributes is not None
-    assert names[f"invoke_agent {AGENT}"].attributes[n.ATTR_INCOMPLETE] is True
+    agent_attributes = names[f"invoke_agent {AGENT}"].attributes
+    assert agent_attributes is not None
+    assert agent_attributes[n.ATTR_INCOMPLETE] is True
     assert names["execute_tool read_file"].attributes is not None
     assert names["execute_tool read_file"].attributes[n.ATTR_INCOMPLETE] is True
     assert n.ATTR_INCOMPLETE not in (names[CHAT].attributes or {})  # that call had finished
@@ -319,7 +323,7 @@ def test_each_attempt_of_a_retried_call_is_a_span_of_its_own(harness: Harness) -
     assert plain != retried
 
 
-def _trace_ids_per_event(harness: Harness, events: list[Event]) -> list[str | None]:
+def _trace_ids_per_event(harness: Harness, events: Sequence[Event]) -> list[str | None]:
     """``trace_id_of`` asked right after each event, as the Prometheus observer does."""
     recorded = []
     for event in events:

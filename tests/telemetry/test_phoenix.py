@@ -133,7 +133,8 @@ def _attributes(pairs: list[dict[str, Any]] | None) -> dict[str, Any]:
 
 def _phoenix_spans(url: str, project: str, expected: int) -> dict[str, dict[str, Any]]:
     """Phoenix's spans of ``project`` by span id, once ``expected`` have arrived."""
-    deadline, spans = time.monotonic() + ARRIVE_SECONDS, {}
+    deadline = time.monotonic() + ARRIVE_SECONDS
+    spans: dict[str, dict[str, Any]] = {}
     while time.monotonic() < deadline:
         spans, cursor = {}, None
         while True:

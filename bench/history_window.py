@@ -1,5 +1,8 @@
 """An incremental history window: the budget and turn-count trims without re-reading history.
 
+Not part of the runtime: the agent rebuilds its working copy every turn and uses the pure
+trimmers, so this window lives with the benchmark that measures what it would save.
+
 ``HistoryWindow`` holds a provider-facing history and its owner's breadcrumb flag, and keeps
 what the pure trimmers (spec 3.1, 3.2) recompute on every call: per-row costs, running sums
 and turn boundaries. Its trims return records identical to ``trim_to_recent_turns`` and
@@ -43,12 +46,10 @@ from typing import ClassVar
 
 from harness.runtime.carriers import is_prompt_tool_carrier
 from harness.runtime.constants import (
-    BYTES_PER_TOKEN,
     IMAGE_MARKER_PREFIX,
-    PER_MESSAGE_FRAMING_TOKENS,
     TOOL_RESULTS_PREFIX,
 )
-from harness.runtime.estimate import message_tokens
+from harness.runtime.estimate import message_tokens, row_tokens
 from harness.runtime.messages import ChatMessage
 from harness.runtime.text import RUST_WHITESPACE, utf8_len
 from harness.runtime.trim import TrimResult, TurnCountTrimResult
@@ -80,14 +81,11 @@ class TrimStats:
 
 
 _RUST_WHITESPACE = frozenset(RUST_WHITESPACE)
-# ceil(bytes / B) + F == (bytes + B - 1 + F * B) // B
-_PLAIN_ROUNDING = BYTES_PER_TOKEN - 1 + PER_MESSAGE_FRAMING_TOKENS * BYTES_PER_TOKEN
 
 
 def _plain_tokens(content: str) -> int:
     """``plain_message_tokens`` with a shortcut for ASCII text (bytes = characters)."""
-    size = len(content) if content.isascii() else utf8_len(content)
-    return -(-size // BYTES_PER_TOKEN) + PER_MESSAGE_FRAMING_TOKENS
+    return row_tokens(len(content) if content.isascii() else utf8_len(content))
 
 
 def _is_carrier(role: str, content: str) -> bool:
@@ -323,10 +321,7 @@ class HistoryWindow:
         # user rows get a closer look.
         offset = self._base + len(self._rows)
         contents = [row.content for row in batch]
-        costs = [
-            ((len(c) if c.isascii() else utf8_len(c)) + _PLAIN_ROUNDING) // BYTES_PER_TOKEN
-            for c in contents
-        ]
+        costs = [row_tokens(len(c) if c.isascii() else utf8_len(c)) for c in contents]
         last_plain_user = -1
         for j in [j for j, row in enumerate(batch) if row.role == "user"]:
             content = contents[j]

@@ -1,4 +1,5 @@
-"""``HistoryWindow`` gives exactly what the pure trimmers give on ``window.history()``.
+"""``HistoryWindow`` (the benchmark's incremental window, ``bench/history_window.py``) gives
+exactly what the pure trimmers give on ``window.history()``.
 
 Histories mix everything the pricing and the turn rules care about: system rows (leading
 and late), plain user turns with loadable and placeholder image markers, native and
@@ -21,11 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from bench.history_window import HistoryWindow, TrimStats
 from harness.runtime import (
     ChatMessage,
-    HistoryWindow,
     TrimResult,
-    TrimStats,
     TurnCountTrimResult,
     estimate_history_tokens,
     insert_breadcrumb_deduped,
