@@ -34,6 +34,12 @@ def test_all_is_declared_unique_and_resolves(name: str) -> None:
 # Exceptions that never leave the module that raises them, so they need no place in the
 # tree: each is caught where it is raised, or stands for a bug rather than bad input.
 INTERNAL_ERRORS = {
+    # interrupt: a BaseException like KeyboardInterrupt, raised where work notices a stop
+    # request (SIGINT/SIGTERM) and may unwind; the CLI turns it into exit 130/143.
+    "harness.interrupt.Interrupted",
+    # scenarios/source: one problem at one line of a file being read; every raise is caught
+    # by the loader and reported as a ScenarioError naming the file.
+    "harness.scenarios.source.SourceProblem",
     # providers/wirejson: a malformed body shape; every raise is caught in the transport
     # and re-raised as ProviderProtocolError.
     "harness.providers.wirejson.WireShapeError",

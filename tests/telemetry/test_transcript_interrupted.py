@@ -57,13 +57,12 @@ def test_exactly_the_sessions_with_an_open_turn_are_marked(steps: list[tuple[str
 
     writer = TranscriptWriter(io.StringIO())
     open_now: dict[str, bool] = {}
-    last: str | None = None
+    last: str | None = None  # with no steps at all, the writer marks a session with no id
     for session_id, starts in steps:
         builder = Session(session_id=session_id).turn()
         event = builder.events[0] if starts else builder.end().events[-1]
         assert isinstance(event, TurnStarted if starts else TurnFinished)
         writer.on_event(event)
         open_now[session_id], last = starts, session_id
-    assert last is not None
-    expected = [sid for sid, is_open in open_now.items() if is_open] or [last]
+    expected: list[str | None] = [sid for sid, is_open in open_now.items() if is_open] or [last]
     assert [mark.session_id for mark in writer.mark_interrupted("SIGINT")] == expected
