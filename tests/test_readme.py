@@ -43,6 +43,12 @@ NOT_RUN: dict[str, str] = {
     "locust -f": "the multi-machine Locust flow (MASTER_HOST is a machine of yours)",
     "export TRIMSCOPE_LOAD_PLAN": "the multi-machine Locust flow: covered by tests/load",
     "PROMETHEUS_MULTIPROC_DIR": "the multi-machine Locust flow: covered by tests/load",
+    # The Phoenix block leaves a server running for a person to browse (a background job
+    # keeps the block's output open); tests/telemetry/test_phoenix.py runs the same flow
+    # (install, loopback start, --otlp) and reads every span back.
+    "make phoenix": "installs Phoenix: tests/telemetry/test_phoenix.py (via .ci/run)",
+    "scripts/phoenix_loopback.py": "starts Phoenix for a person: tests/telemetry/test_phoenix.py",
+    "127.0.0.1:6006/v1/traces": "exports to that Phoenix: tests/telemetry/test_phoenix.py",
 }
 EXPECTED_EXIT: dict[str, int] = {
     # The README says so: the Ollama fake truncates silently, so it does not conform.
