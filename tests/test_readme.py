@@ -68,7 +68,8 @@ class Block:
 
 def _commands(text: str) -> tuple[str, ...]:
     joined = re.sub(r"\\\n\s*", "", text)
-    return tuple(line.rstrip() for line in joined.splitlines() if line.strip())
+    lines = (line.rstrip() for line in joined.splitlines())
+    return tuple(line for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
 def shell_blocks(readme: str) -> list[Block]:
