@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from fakes import caching as prompt_cache
 from fakes.answer import Answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
 from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
@@ -93,6 +94,8 @@ class FakeProvider:
         script: FakeScript | None = None,
         variant: str = "default",
         clock: Callable[[], float] = time.time,
+        caching: prompt_cache.CachePolicyName | None = None,
+        cache_store: prompt_cache.PrefixStore | None = None,
     ) -> None:
         self.profile = profile(provider) if isinstance(provider, str) else provider
         if isinstance(model, str):
@@ -104,6 +107,11 @@ class FakeProvider:
         self.script = script or FakeScript()
         self.variant = variant
         self.clock = clock
+        # Prompt caching as the provider does it (``fakes.caching``); ``none`` turns it off.
+        self.caching: prompt_cache.CachePolicyName = caching or prompt_cache.default_policy(
+            self.profile.name
+        )
+        self.cache_store = cache_store or prompt_cache.PrefixStore()
         self.log = RequestLog()
         self._lock = threading.Lock()
         self._calls = 0
@@ -126,6 +134,7 @@ class FakeProvider:
                 self.script = script
             self._calls = 0
             self.log.clear()
+            self.cache_store.clear()
 
     def take_call(self) -> tuple[int, FakeBehaviour]:
         with self._lock:
@@ -185,7 +194,7 @@ class FakeProvider:
         decoded = self.decode(wire, raw, ctx)
         request = decoded.request
         tokens = self.count(request) if request else None
-        answer = self._decide(wire, decoded, tokens, index, behaviour)
+        answer = self._decide(wire, decoded, tokens, index, behaviour, ctx)
         rows = request.rows if request else ()
         return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
 
@@ -196,6 +205,7 @@ class FakeProvider:
         tokens: TokenCount | None,
         index: int,
         behaviour: FakeBehaviour,
+        ctx: RequestContext,
     ) -> Answer:
         request, fault = decoded.request, behaviour.fault
         if fault and fault.kind in ("server_error", "rate_limit", "look_alike"):
@@ -204,7 +214,13 @@ class FakeProvider:
             assert decoded.rejection is not None
             return decoded.rejection
         entry = self.judge(wire, request, tokens, forced=bool(fault and fault.kind == "overflow"))
-        plan = self.plan(wire, request, tokens, entry, behaviour, index)
+        cache = prompt_cache.NO_CACHE  # an overflow refused is not processed, so nothing is cached
+        if entry is None or entry.delivery != "error":
+            at = self.clock()
+            cache = prompt_cache.simulate(
+                self.caching, self.cache_store, self.counter, request, tokens, ctx.headers, at
+            )
+        plan = self.plan(wire, request, tokens, entry, behaviour, index, cache)
         if entry is not None and entry.delivery == "error":
             return self._overflow(wire, request, tokens, entry, plan, index)
         answer = self._reply(wire, request, plan)
@@ -310,13 +326,14 @@ class FakeProvider:
         entry: OverflowEntry | None,
         behaviour: FakeBehaviour,
         index: int,
+        cache: prompt_cache.CacheUsage = prompt_cache.NO_CACHE,
     ) -> ReplyPlan:
         reply = behaviour.reply
         calls = planned_calls(wire, behaviour, index)
         window = self.window_for(request)
         truncated = entry is not None and entry.delivery == "truncate"
         usage = self._usage(
-            behaviour, min(tokens.total, window) if truncated else tokens.total, calls
+            behaviour, min(tokens.total, window) if truncated else tokens.total, calls, cache
         )
         stop: StopReason = "tool_calls" if calls else "stop"
         if entry and entry.delivery == "stop":
@@ -336,7 +353,11 @@ class FakeProvider:
         )
 
     def _usage(
-        self, behaviour: FakeBehaviour, actual: int, calls: tuple[PlannedToolCall, ...]
+        self,
+        behaviour: FakeBehaviour,
+        actual: int,
+        calls: tuple[PlannedToolCall, ...],
+        cache: prompt_cache.CacheUsage = prompt_cache.NO_CACHE,
     ) -> Usage:
         """Reported usage: the script's override, or the count scaled by its factor."""
         report = behaviour.usage
@@ -349,7 +370,7 @@ class FakeProvider:
         reported = report.input_tokens
         if reported is None:
             reported = round(actual * report.input_factor)
-        return Usage(reported, output, report.cached_tokens, report.cache_creation_tokens)
+        return Usage(reported, output, *prompt_cache.reported_cache(report, cache, reported))
 
     def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:
         if request.stream and wire.name in STREAMING_WIRES:
