@@ -124,8 +124,7 @@ class FakeProvider:
             raise ValueError(f"{self.profile.name} has no overflow variant {variant!r}: {known}")
 
     def reset(self, *, script: FakeScript | None = None, variant: str | None = None) -> None:
-        """Start over: call numbering from 0, an empty log, optionally a new script or
-        overflow variant (so one running server can serve many tests)."""
+        """Start over (call numbering, log, cache); optionally a new script or variant."""
         with self._lock:
             if variant is not None:
                 self._check_variant(variant)
@@ -135,6 +134,8 @@ class FakeProvider:
             self._calls = 0
             self.log.clear()
             self.cache_store.clear()
+
+    calls_taken = property(lambda self: self._calls, doc="Calls numbered so far.")
 
     def take_call(self) -> tuple[int, FakeBehaviour]:
         with self._lock:
@@ -214,12 +215,10 @@ class FakeProvider:
             assert decoded.rejection is not None
             return decoded.rejection
         entry = self.judge(wire, request, tokens, forced=bool(fault and fault.kind == "overflow"))
-        cache = prompt_cache.NO_CACHE  # an overflow refused is not processed, so nothing is cached
+        cache = prompt_cache.NO_CACHE  # a refused overflow caches nothing
         if entry is None or entry.delivery != "error":
-            at = self.clock()
-            cache = prompt_cache.simulate(
-                self.caching, self.cache_store, self.counter, request, tokens, ctx.headers, at
-            )
+            args = (self.counter, request, tokens, ctx.headers, self.clock())
+            cache = prompt_cache.simulate(self.caching, self.cache_store, *args)
         plan = self.plan(wire, request, tokens, entry, behaviour, index, cache)
         if entry is not None and entry.delivery == "error":
             return self._overflow(wire, request, tokens, entry, plan, index)

@@ -9,11 +9,12 @@ step to three call sites and they drifted.)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from harness.agent.cache_loss import SentRequests
 from harness.agent.routes import Route
 from harness.events import (
     BudgetResolved,
@@ -68,6 +69,7 @@ class Announcer:
     agent_alias: str | None = None
     channel: str | None = None
     turn_id: str | None = None
+    sent: SentRequests = field(default_factory=SentRequests)  # for cache loss
 
     def _emit(self, kind: type[Event], **fields: Any) -> None:
         """Stamp and publish one event: every kind shares these three fields."""
@@ -122,8 +124,16 @@ class Announcer:
         )
 
     def provider_call_started(
-        self, call: CallContext, iteration: int, estimate: int, window: int, compacted: bool
+        self,
+        call: CallContext,
+        iteration: int,
+        estimate: int,
+        window: int,
+        compacted: bool,
+        rows: Sequence[ChatMessage] | None = None,
     ) -> None:
+        if rows is not None:
+            self.sent.started(call.route.provider, rows)
         self._emit(
             ProviderCallStarted,
             call_id=call.call_id,
@@ -140,6 +150,7 @@ class Announcer:
         self, call: CallContext, reply: ProviderReply, duration_s: float
     ) -> None:
         usage = reply.usage
+        self.sent.succeeded(call.route.provider)
         self._emit(
             ProviderCallFinished,
             call_id=call.call_id,
@@ -253,6 +264,7 @@ class Announcer:
         route: Route | None,
         model: str | None,
         full_context: bool,
+        cache_loss: int | None = None,
     ) -> None:
         # The reference fills channel/agent alias/turn id only on the Agent's turn-limit
         # trim; the tool-loop paths leave them empty. We keep turn_id on every event (it
@@ -271,6 +283,7 @@ class Announcer:
             model=model,
             channel=self.channel if full_context else None,
             agent_alias=self.agent_alias if full_context else None,
+            cache_loss_tokens=cache_loss,
         )
 
 
@@ -301,6 +314,7 @@ def apply_chat_trim(
             route=route,
             model=model,
             full_context=False,
+            cache_loss=announcer.sent.loss(route.provider, rows) if route else None,
         )
     return rows
 

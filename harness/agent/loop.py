@@ -193,7 +193,7 @@ class ToolLoop:
             stream=self._config.stream,
         )
         self._announcer.provider_call_started(
-            ctx, state.iterations, check.estimate, window, state.crumb_present
+            ctx, state.iterations, check.estimate, window, state.crumb_present, call.prepared
         )
         return await self._send_with_rate_limit_retries(ctx, request)
 
