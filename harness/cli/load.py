@@ -17,6 +17,7 @@ import typer
 from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
 from rich.console import Console
 
+from harness.cli.prices import PricesError, load_prices
 from harness.load import (
     FAKE_FOR_KIND,
     LoadMetrics,
@@ -32,6 +33,7 @@ from harness.load import (
     write_json,
     write_plan,
 )
+from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_WINDOW
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
@@ -73,12 +75,31 @@ def trace_sampler(share: float | None) -> Sampler | None:
     return None if share is None else ParentBased(TraceIdRatioBased(share))
 
 
+def _prices(path: Path | None, price_as: str | None, locust: bool) -> PriceTable | None:
+    """``--prices`` and ``--price-as``, checked; ``ValueError`` says what is wrong."""
+    if path is None:
+        if price_as is not None:
+            raise ValueError("--price-as needs --prices: there is no table to price with")
+        return None
+    if locust:
+        raise ValueError("--prices prices asyncio runs; Locust summaries carry no usage")
+    try:
+        table = load_prices(path)
+    except PricesError as error:
+        raise ValueError("\n".join(error.problems)) from error
+    if price_as is not None and table.price(price_as) is None:
+        known = ", ".join(sorted(table.models))
+        raise ValueError(f"--price-as {price_as!r} is not in {path}; it has: {known}")
+    return table
+
+
 def _run_asyncio(
     plan: LoadPlan,
     telemetry_options: TelemetryOptions,
     quiet: bool,
     notes: list[str],
     err: Console,
+    pricing: tuple[PriceTable | None, str | None] = (None, None),
 ) -> LoadSummary:
     telemetry = build_telemetry(telemetry_options)  # nothing asked: nothing built
     metrics = LoadMetrics(telemetry.registry) if telemetry.registry is not None else None
@@ -89,6 +110,8 @@ def _run_asyncio(
         console=None if quiet else err,
         metrics=metrics,
         notes=notes,
+        prices=pricing[0],
+        price_as=pricing[1],
     )
     try:
         return run_load(plan, run_options)
@@ -143,6 +166,12 @@ def load(
         None, "--write-plan", help="Write the Locust plan for remote workers, then exit."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    prices_path: Path | None = typer.Option(
+        None, "--prices", help="Price table (YAML, per model per 1M tokens): cost per session."
+    ),
+    price_as: str | None = typer.Option(
+        None, "--price-as", help="Price every call as this model of --prices."
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
@@ -162,6 +191,7 @@ def load(
             turns=turns or (len(template.user_texts) if scenario else DEFAULT_TURNS),
             duration_s=duration,
         )
+        prices = _prices(prices_path, price_as, locust)
     except ValueError as error:
         raise _invalid(err, str(error)) from error
     if write_plan_path is not None:
@@ -183,7 +213,8 @@ def load(
                 otlp=otlp,
                 sampler=trace_sampler(trace_sample),
             )
-            summary = _run_asyncio(plan, telemetry_options, quiet, notes, err)
+            pricing = (prices, price_as)
+            summary = _run_asyncio(plan, telemetry_options, quiet, notes, err, pricing)
     except ServerStartError as error:
         err.print(f"error: {error}", markup=False, highlight=False)
         raise typer.Exit(EXIT_FAILED) from error

@@ -31,7 +31,9 @@ from rich.progress import (
 
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
+from harness.load.costs import cache_summary, cost_summary
 from harness.load.metrics import LoadMetrics
+from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
 from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
 from harness.load.summary import LoadSummary, Quantiles, rate, trim_rows
@@ -54,6 +56,10 @@ class RunOptions:
     session_prefix: str = "load-"
     """Session ids are ``<prefix><n>``; a fresh prefix restarts each session's script."""
     notes: Sequence[str] = field(default_factory=tuple)
+    prices: PriceTable | None = None
+    """``--prices``: the summary's cost section is priced with it."""
+    price_as: str | None = None
+    """``--price-as``: price every call as this model of ``prices``."""
 
 
 @dataclass(slots=True)
@@ -163,7 +169,19 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             raise result
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
-    return _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    return _with_costs(summary, tally, options)
+
+
+def _with_costs(summary: LoadSummary, tally: LoadTally, options: RunOptions) -> LoadSummary:
+    """The summary with its cache section, and its cost section when priced."""
+    started = summary.sessions_started
+    summary = replace(summary, cache=cache_summary(tally, started))
+    if options.prices is None:
+        return summary
+    cost, note = cost_summary(tally, started, options.prices, options.price_as)
+    notes = [*summary.notes, note] if note else summary.notes
+    return replace(summary, cost=cost, notes=notes)
 
 
 def _summary(

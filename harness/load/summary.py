@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harness.load.costs import CacheSummary, CostSummary
 from harness.load.fake import ServerStats
 from harness.load.tally import percentile
 
@@ -91,6 +92,10 @@ class LoadSummary:
     notes: list[str] = field(default_factory=list)
     locust_requests: list[dict[str, object]] = field(default_factory=list)
     """Locust mode: Locust's own request table (type, name, requests, failures, p50, p95)."""
+    cache: CacheSummary | None = None
+    """Cache reads, writes and loss (asyncio mode; Locust summaries leave it out)."""
+    cost: CostSummary | None = None
+    """With ``--prices``: cost per session and what the cache saved and lost."""
 
 
 def trim_rows(trims: Mapping[tuple[str, str], int], sessions: int) -> list[TrimRow]:
@@ -137,6 +142,37 @@ def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
+def _cache_rows(s: LoadSummary) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    if s.cache is not None:
+        c = s.cache
+        rows.append(
+            (
+                "input tokens",
+                f"{c.input_tokens:,} ({c.input_tokens_per_session:,.0f}/session): cache read"
+                f" {c.cache_read_tokens:,}, write {c.cache_write_tokens:,},"
+                f" uncached {c.uncached_tokens:,}; hit ratio {c.hit_ratio:.3f}",
+            )
+        )
+        rows.append(
+            (
+                "cache loss",
+                f"{sum(c.cache_loss_tokens.values()):,} tokens"
+                f" ({c.cache_loss_per_session:,.0f}/session; {_counts(c.cache_loss_tokens)})",
+            )
+        )
+    if s.cost is not None:
+        k = s.cost
+        rows.append(
+            (
+                "cost",
+                f"{k.total:,.4f} {k.currency} ({k.per_session:,.6f}/session; cache saved"
+                f" {k.cache_saved:,.4f}, lost {k.cache_lost:,.4f}; prices of {k.prices_date})",
+            )
+        )
+    return rows
+
+
 def render(summary: LoadSummary, console: Console) -> None:
     """The summary as two terminal tables (run, trims) and the fake servers' line."""
     s = summary
@@ -181,6 +217,7 @@ def render(summary: LoadSummary, console: Console) -> None:
                 f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB",
             )
         )
+    rows += _cache_rows(s)
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)
