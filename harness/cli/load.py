@@ -11,6 +11,7 @@ or Locust could not start; 2 an option or the scenario file is invalid (nothing 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -35,6 +36,14 @@ from harness.load import (
 )
 from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
+from harness.load.sweep import (
+    Sweep,
+    parse_sweep,
+    render_sweep,
+    sweep_summary,
+    swept,
+    write_sweep_json,
+)
 from harness.load.template import DEFAULT_WINDOW
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
@@ -172,6 +181,11 @@ def load(
     price_as: str | None = typer.Option(
         None, "--price-as", help="Price every call as this model of --prices."
     ),
+    sweep_text: str | None = typer.Option(
+        None,
+        "--sweep",
+        help="Run the workload at each value: budget=, ratio= or turn_limit=V1,V2,...",
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
@@ -192,12 +206,23 @@ def load(
             duration_s=duration,
         )
         prices = _prices(prices_path, price_as, locust)
+        sweep = parse_sweep(sweep_text) if sweep_text is not None else None
+        if sweep is not None and (locust or write_plan_path is not None):
+            raise ValueError("--sweep runs asyncio sessions; not with --locust or --write-plan")
     except ValueError as error:
         raise _invalid(err, str(error)) from error
     if write_plan_path is not None:
         write_plan(plan.per_process(workers), write_plan_path)
         err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
         raise typer.Exit(EXIT_OK)
+    telemetry_options = TelemetryOptions(
+        serve_metrics_port=serve_metrics,
+        otel_jsonl=otel_jsonl,
+        otlp=otlp,
+        sampler=trace_sampler(trace_sample),
+    )
+    if sweep is not None:
+        _sweep(plan, sweep, telemetry_options, quiet, notes, err, (prices, price_as), json_path)
     try:
         if locust:
             summary = run_locust(
@@ -207,12 +232,6 @@ def load(
                 notes=notes,
             )
         else:
-            telemetry_options = TelemetryOptions(
-                serve_metrics_port=serve_metrics,
-                otel_jsonl=otel_jsonl,
-                otlp=otlp,
-                sampler=trace_sampler(trace_sample),
-            )
             pricing = (prices, price_as)
             summary = _run_asyncio(plan, telemetry_options, quiet, notes, err, pricing)
     except ServerStartError as error:
@@ -222,6 +241,42 @@ def load(
     if json_path is not None:
         write_json(summary, json_path)
     raise typer.Exit(EXIT_OK if summary.sessions_completed else EXIT_FAILED)
+
+
+def _sweep(
+    plan: LoadPlan,
+    sweep: Sweep,
+    telemetry_options: TelemetryOptions,
+    quiet: bool,
+    notes: list[str],
+    err: Console,
+    pricing: tuple[PriceTable | None, str | None],
+    json_path: Path | None,
+) -> None:
+    """One run per swept value, then the sweep table; exits (1 when a run completed no
+    session)."""
+    runs = []
+    try:
+        for value in sweep.values:
+            template = swept(plan.template, sweep.key, value)
+            if not quiet:
+                err.print(f"sweep: {template.name}", highlight=False)
+            runs.append(
+                _run_asyncio(
+                    replace(plan, template=template), telemetry_options, quiet, notes, err, pricing
+                )
+            )
+    except ServerStartError as error:
+        err.print(f"error: {error}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_FAILED) from error
+    currency = pricing[0].currency if pricing[0] is not None else None
+    summary = sweep_summary(sweep, plan.template.name, runs, currency)
+    render_sweep(summary, Console())
+    for note in dict.fromkeys(n for run in runs for n in run.notes):
+        Console().print(f"note: {note}", highlight=False)
+    if json_path is not None:
+        write_sweep_json(summary, json_path)
+    raise typer.Exit(EXIT_OK if all(r.sessions_completed for r in runs) else EXIT_FAILED)
 
 
 def register(app: typer.Typer) -> None:
