@@ -58,11 +58,21 @@ def conformance(
     ),
     json_path: Path | None = typer.Option(None, "--json", help="Write the report as JSON."),
     md_path: Path | None = typer.Option(None, "--markdown", help="Write the report as Markdown."),
+    probe_cache: bool = typer.Option(
+        False, "--probe-cache", help="Send one request twice, last: does the endpoint cache?"
+    ),
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     err, out = Console(stderr=True), Console()
     options = ConformanceOptions(
-        provider, base_url, model, api_key_env, context_window, max_requests, max_input_tokens
+        provider,
+        base_url,
+        model,
+        api_key_env,
+        context_window,
+        max_requests,
+        max_input_tokens,
+        probe_cache=probe_cache,
     )
     try:
         run = plan(options)

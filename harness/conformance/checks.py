@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from harness.conformance.caching import prompt_cache
 from harness.conformance.metered import Exchange, Redactor
 from harness.conformance.payloads import PROBE_MAX_TOKENS
 from harness.conformance.probes import Sent, is_rate_limit
@@ -44,6 +45,8 @@ class Findings:
     streamed: Sent | None
     recovery: RecoveryResult
     exchanges: Sequence[Exchange]
+    cache: tuple[Sent, Sent] | None = None
+    cache_probed: bool = False
 
 
 def _check(name: str, title: str, verdict: Verdict, finding: str) -> Check:
@@ -304,7 +307,7 @@ def all_checks(
         pairing_outcome("unanswered_tool_call", findings.unanswered, redact),
     )
     answers = overflow_answers(findings, redact)
-    checks = (
+    checks: tuple[Check, ...] = (
         small_request(findings.small),
         tool_pairing(pairing, findings),
         window(findings.search, findings.declared_window),
@@ -314,4 +317,6 @@ def all_checks(
         look_alike(findings.exchanges, findings.search, findings.small),
         recovery(findings.recovery),
     )
+    if findings.cache_probed:
+        checks += (prompt_cache(findings.cache, findings.kind),)
     return checks, answers, pairing

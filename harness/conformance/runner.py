@@ -18,6 +18,7 @@ from typing import Final, TypeVar
 import httpx
 
 from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
+from harness.conformance.caching import probe_cache
 from harness.conformance.checks import Findings, all_checks
 from harness.conformance.metered import MeteredClient, Redactor
 from harness.conformance.probes import Prober, Sent, Sleep
@@ -70,6 +71,8 @@ class ConformanceOptions:
     context_window: int | None = None
     max_requests: int | None = None
     max_input_tokens: int | None = None
+    probe_cache: bool = False
+    """``--probe-cache``: send one request twice, last, and report prompt caching."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,7 @@ async def _probe_all(
     search = await find_window(prober, client.ledger, small, search_plan)
     streamed = await _streamed_overflow(prober, kind, search)
     recovery = await _recovery(prober, client.ledger, search, sleep, observers)
+    cache = await probe_cache(prober, search) if plan.options.probe_cache else None
     return Findings(
         kind=kind,
         declared_window=plan.options.context_window,
@@ -190,6 +194,8 @@ async def _probe_all(
         streamed=streamed,
         recovery=recovery,
         exchanges=tuple(client.exchanges),
+        cache=cache,
+        cache_probed=plan.options.probe_cache,
     )
 
 
