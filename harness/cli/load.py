@@ -11,7 +11,7 @@ or Locust could not start; 2 an option or the scenario file is invalid (nothing 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import typer
@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioB
 from rich.console import Console
 
 from harness.cli.prices import PricesError, load_prices
+from harness.conformance.render import write_atomically
 from harness.load import (
     FAKE_FOR_KIND,
     LoadMetrics,
@@ -45,6 +46,7 @@ from harness.load.sweep import (
     write_sweep_json,
 )
 from harness.load.template import DEFAULT_WINDOW
+from harness.report.sweep_page import render_sweep_page
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
@@ -186,6 +188,9 @@ def load(
         "--sweep",
         help="Run the workload at each value: budget=, ratio= or turn_limit=V1,V2,...",
     ),
+    html_path: Path | None = typer.Option(
+        None, "--html", help="With --sweep: write the table and plots as one HTML page."
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
@@ -209,6 +214,8 @@ def load(
         sweep = parse_sweep(sweep_text) if sweep_text is not None else None
         if sweep is not None and (locust or write_plan_path is not None):
             raise ValueError("--sweep runs asyncio sessions; not with --locust or --write-plan")
+        if html_path is not None and sweep is None:
+            raise ValueError("--html writes a sweep's page: it needs --sweep")
     except ValueError as error:
         raise _invalid(err, str(error)) from error
     if write_plan_path is not None:
@@ -222,7 +229,8 @@ def load(
         sampler=trace_sampler(trace_sample),
     )
     if sweep is not None:
-        _sweep(plan, sweep, telemetry_options, quiet, notes, err, (prices, price_as), json_path)
+        outputs = (json_path, html_path)
+        _sweep(plan, sweep, telemetry_options, quiet, notes, err, (prices, price_as), outputs)
     try:
         if locust:
             summary = run_locust(
@@ -251,7 +259,7 @@ def _sweep(
     notes: list[str],
     err: Console,
     pricing: tuple[PriceTable | None, str | None],
-    json_path: Path | None,
+    outputs: tuple[Path | None, Path | None],
 ) -> None:
     """One run per swept value, then the sweep table; exits (1 when a run completed no
     session)."""
@@ -274,8 +282,13 @@ def _sweep(
     render_sweep(summary, Console())
     for note in dict.fromkeys(n for run in runs for n in run.notes):
         Console().print(f"note: {note}", highlight=False)
+    json_path, html_path = outputs
     if json_path is not None:
         write_sweep_json(summary, json_path)
+    if html_path is not None:
+        rows = [asdict(row) for row in summary.rows]
+        page = render_sweep_page(summary.key, summary.template, rows, currency)
+        write_atomically(html_path, page)
     raise typer.Exit(EXIT_OK if all(r.sessions_completed for r in runs) else EXIT_FAILED)
 
 

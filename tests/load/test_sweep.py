@@ -145,16 +145,20 @@ def test_sweep_options_are_checked_before_anything_runs() -> None:
     code, output = _invoke("--sweep", "budget=1", "--locust")
     assert code == 2
     assert "not with --locust" in output
+    code, output = _invoke("--html", "page.html")
+    assert code == 2
+    assert "it needs --sweep" in output
 
 
 @pytest.mark.integration
 def test_a_sweep_runs_each_value_and_its_json_rows_match_its_runs(tmp_path: Path) -> None:
-    out = tmp_path / "sweep.json"
+    out, page = tmp_path / "sweep.json", tmp_path / "sweep.html"
     code, output = _invoke(
         *("--sessions", "2", "--concurrency", "2", "--turns", "3", "--quiet"),
-        *("--sweep", "budget=0,1200", "--json", str(out)),
+        *("--sweep", "budget=0,1200", "--json", str(out), "--html", str(page)),
     )
     assert code == 0, output
+    assert page.read_text(encoding="utf-8").count("<svg") == 2
     assert "trimscope load --sweep budget" in output
     sweep = json.loads(out.read_text(encoding="utf-8"))
     assert [row["value"] for row in sweep["rows"]] == [0, 1200]
