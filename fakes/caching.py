@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from fakes.counters import TokenCount, TokenCounter
-from fakes.rows import CanonicalRequest
+from fakes.rows import CanonicalRequest, Row
 from fakes.script import UsageReport
 
 CachePolicyName: TypeAlias = Literal[
@@ -119,6 +119,22 @@ class CacheUsage:
 NO_CACHE: Final = CacheUsage()
 
 
+ROW_COST_CACHE_ENTRIES: Final = 65_536
+_row_costs: dict[tuple[str, Row], int] = {}
+"""Token counts of rows already seen: a conversation re-sends its rows on every call, and
+counting them again would double the fake's work (bounded: emptied when full)."""
+
+
+def _row_cost(counter: TokenCounter, row: Row) -> int:
+    key = (counter.name, row)
+    cost = _row_costs.get(key)
+    if cost is None:
+        if len(_row_costs) >= ROW_COST_CACHE_ENTRIES:
+            _row_costs.clear()
+        cost = _row_costs[key] = counter.count_rows((row,))
+    return cost
+
+
 def prefixes(counter: TokenCounter, request: CanonicalRequest, total: int) -> tuple[Prefix, ...]:
     """Every boundary of ``request``: digest chain and cumulative tokens (capped by
     ``total``, the request's own count, which the last boundary reaches exactly)."""
@@ -128,7 +144,7 @@ def prefixes(counter: TokenCounter, request: CanonicalRequest, total: int) -> tu
     out = [Prefix(0, digest, min(tools, total))]
     running = tools
     for k, row in enumerate(request.rows, start=1):
-        running += counter.count_rows((row,))
+        running += _row_cost(counter, row)
         digest = hash((digest, row.role, row.content))
         out.append(Prefix(k, digest, min(running, total)))
     last = out[-1]
