@@ -34,6 +34,12 @@ def test_all_is_declared_unique_and_resolves(name: str) -> None:
 # Exceptions that never leave the module that raises them, so they need no place in the
 # tree: each is caught where it is raised, or stands for a bug rather than bad input.
 INTERNAL_ERRORS = {
+    # interrupt: a stop signal unwinding the work, a BaseException on purpose (like
+    # KeyboardInterrupt, no `except Exception` may swallow it); the CLI turns it into 130/143.
+    "harness.interrupt.Interrupted",
+    # scenarios/source: one problem at one line while reading a file; the loader re-raises
+    # it as ScenarioError with the file name, the pytest plugin's collection skips the file.
+    "harness.scenarios.source.SourceProblem",
     # providers/wirejson: a malformed body shape; every raise is caught in the transport
     # and re-raised as ProviderProtocolError.
     "harness.providers.wirejson.WireShapeError",
