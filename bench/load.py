@@ -12,7 +12,10 @@ workload: a 3000-token window where every trim trigger fires), with the same con
 - for information, beside the goal: **the same, sampled** (one turn's trace in
   ``SAMPLE_ONE_IN`` recorded, parent-based ratio sampler, every metric still counted), and
   each observer **alone** (OTel with every trace; Prometheus, without exemplars since
-  there are no traces), to show which costs what.
+  there are no traces), to show which costs what;
+- **caching off**: the harness sessions against a second fake server that does not cache
+  (``caching: none``), with the agent's cache-loss bookkeeping switched off: caching (the
+  fakes' prefix store and the cache-loss accounting) may cost at most ``GOAL_CACHING``.
 
 Each round runs them all in turn; the medians of ``ROUNDS`` rounds are compared. Every run
 uses fresh session ids, so the fake answers each run's call ``n`` of a session exactly as it
@@ -35,8 +38,9 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -47,6 +51,7 @@ from prometheus_client import CollectorRegistry
 
 from bench.timing import table
 from harness.agent import Agent
+from harness.agent.cache_loss import SentRequests
 from harness.events import EventBus
 from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
 from harness.load.runner import forget_cached_rows
@@ -62,7 +67,7 @@ SAMPLED = ParentBased(TraceIdRatioBased(1 / SAMPLE_ONE_IN))
 """Information beside the goal: a load run's traces sampled per turn, metrics complete."""
 SESSIONS, CONCURRENCY, TURNS = 120, 20, 6
 MEMORY_SESSIONS, MEMORY_TURNS, MEMORY_WINDOW = 20, 50, 400_000
-GOAL_OVERHEAD, GOAL_OBSERVERS = 0.15, 0.10
+GOAL_OVERHEAD, GOAL_OBSERVERS, GOAL_CACHING = 0.15, 0.10, 0.05
 RUN_LIMIT_S = 60.0  # no single run may take longer (the plan's duration cap)
 
 
@@ -157,6 +162,7 @@ class Observed:
     spans: bool = False
     metrics: bool = False
     sampler: Sampler = ALWAYS_ON
+    caching: bool = True
 
 
 HARNESS_RUNS: dict[str, Observed] = {
@@ -165,8 +171,21 @@ HARNESS_RUNS: dict[str, Observed] = {
     "sampled": Observed(f"the same, 1 trace in {SAMPLE_ONE_IN} recorded", True, True, SAMPLED),
     "otel": Observed("harness + OTel only", spans=True),
     "prometheus": Observed("harness + Prometheus only (no exemplars)", metrics=True),
+    "nocache": Observed("harness, caching off (fake and cache loss)", caching=False),
 }
 """Every harness run of a round; the first two make the goal, the others are information."""
+
+
+@contextmanager
+def cache_loss_off() -> Iterator[None]:
+    """The agent's cache-loss bookkeeping as no-ops, for the ``caching off`` run only."""
+    saved = SentRequests.started, SentRequests.succeeded
+    SentRequests.started = lambda self, route, rows: None  # type: ignore[method-assign]
+    SentRequests.succeeded = lambda self, route: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        SentRequests.started, SentRequests.succeeded = saved  # type: ignore[method-assign]
 
 
 async def harness(plan: LoadPlan, prefix: str, observed: Observed) -> Measured:
@@ -178,11 +197,12 @@ async def harness(plan: LoadPlan, prefix: str, observed: Observed) -> Measured:
         )
     )
     try:
-        cpu, began = _cpu(), time.perf_counter()
-        summary = await run_sessions(
-            plan, RunOptions(observers=telemetry.observers, session_prefix=prefix)
-        )
-        elapsed, spent = time.perf_counter() - began, _cpu() - cpu
+        with nullcontext() if observed.caching else cache_loss_off():
+            cpu, began = _cpu(), time.perf_counter()
+            summary = await run_sessions(
+                plan, RunOptions(observers=telemetry.observers, session_prefix=prefix)
+            )
+            elapsed, spent = time.perf_counter() - began, _cpu() - cpu
         return Measured(summary.provider_calls, elapsed, spent, summary.overhead.p50_ms or 0.0)
     finally:
         telemetry.shutdown()
@@ -237,16 +257,18 @@ def _median(values: Sequence[Measured], key: Callable[[Measured], float]) -> flo
 
 
 async def measure(
-    plan: LoadPlan, say: Callable[[str], None], shown: Tracker
+    plan: LoadPlan, uncached: LoadPlan, say: Callable[[str], None], shown: Tracker
 ) -> dict[str, list[Measured]]:
     say(f"recording the request bodies of {plan.sessions} sessions (also the warm-up) ...")
     recorded = await record(plan)
+    await run_sessions(uncached, RunOptions(session_prefix="warm-"))
     runs: dict[str, list[Measured]] = {"baseline": [], **{key: [] for key in HARNESS_RUNS}}
     for r in range(ROUNDS):
         runs["baseline"].append(await baseline(plan, recorded, f"b{r}-"))
         shown.advance(detail=f"round {r + 1}/{ROUNDS}")
         for key, observed in HARNESS_RUNS.items():
-            runs[key].append(await harness(plan, f"{key}{r}-", observed))
+            against = plan if observed.caching else uncached
+            runs[key].append(await harness(against, f"{key}{r}-", observed))
             shown.advance()
         line = ", ".join(f"{k} {v[-1].rate:,.0f} calls/s" for k, v in runs.items())
         say(f"round {r + 1}/{ROUNDS}: {line}")
@@ -269,6 +291,7 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
     overhead = rate["baseline"] / rate["harness"] - 1
     observers = rate["harness"] / rate["observers"] - 1
     apart = {key: rate["harness"] / rate[key] - 1 for key in ("sampled", "otel", "prometheus")}
+    caching = rate["nocache"] / rate["harness"] - 1
     cpu_overhead = cpu["harness"] / cpu["baseline"] - 1
     cpu_observers = cpu["observers"] / cpu["harness"] - 1
     agent = _median(runs["harness"], lambda m: m.overhead_p50_ms)
@@ -285,6 +308,7 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
         ["OTel observer alone, every trace: off ÷ on − 1", f"{apart['otel']:+.1%}"],
         ["Prometheus observer alone (no exemplars): off ÷ on − 1",
          f"{apart['prometheus']:+.1%}"],
+        ["caching on vs off: off calls/s ÷ on calls/s − 1", f"{caching:+.1%}"],
         ["agent time per call outside HTTP (p50, trim + estimate + checks)", f"{agent:.3f} ms"],
         [f"idle session holding a {MEMORY_TURNS}-turn history ({history})",
          f"{memory.per_session / 1024:,.1f} KiB"],
@@ -292,12 +316,18 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
          f"{memory.caches / 1024:,.1f} KiB"],
     ]  # fmt: skip
     goals = [_goal(overhead, GOAL_OVERHEAD), _goal(observers, GOAL_OBSERVERS), info, info]
+    goals += [info, info, info, _goal(caching, GOAL_CACHING)]
     goals += [info] * (len(rows_out) - len(goals))
     say("")
     say("Ratios and goals")
     say(
         table(["measure", "value", "goal"], [[*r, g] for r, g in zip(rows_out, goals, strict=True)])
     )
+
+
+def _uncached(plan: LoadPlan) -> LoadPlan:
+    providers = tuple(replace(p, caching="none") for p in plan.template.providers)
+    return replace(plan, template=replace(plan.template, providers=providers))
 
 
 def _goal(value: float, goal: float) -> str:
@@ -332,14 +362,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         memory_plan = LoadPlan(memory_template, 1, 1, 1, RUN_LIMIT_S)
         (folder / "memory").mkdir()
         write_plan(memory_plan, folder / "memory" / "plan.json")
+        uncached = _uncached(plan)
+        (folder / "uncached").mkdir()
+        write_plan(uncached, folder / "uncached" / "plan.json")
         with (
             FakeServers(folder / "plan.json", [ref], folder) as servers,
+            FakeServers(folder / "uncached" / "plan.json", [ref], folder / "uncached") as off,
             FakeServers(folder / "memory" / "plan.json", [ref], folder / "memory") as big,
         ):
             plan = plan.with_base_urls(servers.start())
+            uncached = uncached.with_base_urls(off.start())
             measured = ROUNDS * (1 + len(HARNESS_RUNS))  # runs, each of every session
             with tracker("bench load runs", measured, quiet=args.quiet) as shown:
-                runs = asyncio.run(measure(plan, say, shown))
+                runs = asyncio.run(measure(plan, uncached, say, shown))
             say(f"memory: {MEMORY_SESSIONS} sessions × {MEMORY_TURNS} turns, tracemalloc ...")
             memory = asyncio.run(idle_memory(big.start()[ref], ref))
     report(runs, memory, say)

@@ -172,6 +172,44 @@ def _provider() -> Section:
     )  # fmt: skip
 
 
+def _cache() -> Section:
+    sel = q.selector()
+    route = (n.LABEL_PROVIDER, n.LABEL_MODEL)
+    read = q.selector(f'{n.LABEL_CACHE}="{n.CACHE_READ}"')
+    return (
+        "Prompt cache",
+        [
+            timeseries_panel(
+                "Cache hit ratio",
+                "Share of reported input tokens read from the provider's prompt cache, by route.",
+                "percentunit",
+                Query(
+                    q.ratio(q.rate(n.INPUT_TOKENS.name, read, route),
+                            q.rate(n.INPUT_TOKENS.name, sel, route)),
+                    "{{provider}} {{model}}",
+                ),
+                width=8,
+            ),
+            timeseries_panel(
+                "Cache loss / s by trigger",
+                "Tokens of the last request that each trim's history no longer shares as a "
+                "prefix (the cached prefix a trim throws away), per second, by trigger.",
+                "short",
+                Query(q.rate(n.CACHE_LOSS.name, sel, (n.LABEL_TRIGGER,)), "{{trigger}}"),
+                width=8,
+            ),
+            timeseries_panel(
+                "Input tokens / s by cache",
+                "Reported input split into cache reads, cache writes and uncached tokens: "
+                "with a price table, the cost rate is each line times its price.",
+                "short",
+                Query(q.rate(n.INPUT_TOKENS.name, sel, (n.LABEL_CACHE,)), "{{cache}}"),
+                width=8,
+            ),
+        ],
+    )  # fmt: skip
+
+
 def _turns() -> Section:
     job = q.job_selector()
     return (
@@ -203,5 +241,5 @@ def build() -> Dashboard:
         TITLE,
         UID,
         "Every trim and budget decision of the trimscope harness (issue 6).",
-        [_trimming(), _context(), _overflows(), _provider(), _turns()],
+        [_trimming(), _context(), _overflows(), _provider(), _cache(), _turns()],
     )

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from fakes import caching as prompt_cache
 from fakes.answer import Answer
 from fakes.auth import auth_answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
@@ -94,6 +95,8 @@ class FakeProvider:
         script: FakeScript | None = None,
         variant: str = "default",
         clock: Callable[[], float] = time.time,
+        caching: prompt_cache.CachePolicyName | None = None,
+        cache_store: prompt_cache.PrefixStore | None = None,
     ) -> None:
         self.profile = profile(provider) if isinstance(provider, str) else provider
         if isinstance(model, str):
@@ -105,6 +108,9 @@ class FakeProvider:
         self.script = script or FakeScript()
         self.variant = variant
         self.clock = clock
+        # Prompt caching as the provider does it (``fakes.caching``); ``none`` turns it off.
+        self.caching = caching or prompt_cache.default_policy(self.profile.name)
+        self.cache_store = cache_store or prompt_cache.PrefixStore()
         self.log = RequestLog()
         self._lock = threading.Lock()
         self._calls = 0
@@ -117,8 +123,7 @@ class FakeProvider:
             raise ValueError(f"{self.profile.name} has no overflow variant {variant!r}: {known}")
 
     def reset(self, *, script: FakeScript | None = None, variant: str | None = None) -> None:
-        """Start over: call numbering from 0, an empty log, optionally a new script or
-        overflow variant (so one running server can serve many tests)."""
+        """Start over (call numbering, log, cache); optionally a new script or variant."""
         with self._lock:
             if variant is not None:
                 self._check_variant(variant)
@@ -127,6 +132,9 @@ class FakeProvider:
                 self.script = script
             self._calls = 0
             self.log.clear()
+            self.cache_store.clear()
+
+    calls_taken = property(lambda self: self._calls, doc="Calls numbered so far.")
 
     def take_call(self) -> tuple[int, FakeBehaviour]:
         with self._lock:
@@ -189,7 +197,7 @@ class FakeProvider:
         if behaviour.fault is not None and behaviour.fault.kind == "auth":
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body
         else:
-            answer = self._decide(wire, decoded, tokens, index, behaviour)
+            answer = self._decide(wire, decoded, tokens, index, behaviour, ctx)
         rows = request.rows if request else ()
         return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
 
@@ -200,6 +208,7 @@ class FakeProvider:
         tokens: TokenCount | None,
         index: int,
         behaviour: FakeBehaviour,
+        ctx: RequestContext,
     ) -> Answer:
         request, fault = decoded.request, behaviour.fault
         if fault and fault.kind in ("server_error", "rate_limit", "look_alike"):
@@ -208,7 +217,11 @@ class FakeProvider:
             assert decoded.rejection is not None
             return decoded.rejection
         entry = self.judge(wire, request, tokens, forced=bool(fault and fault.kind == "overflow"))
-        plan = self.plan(wire, request, tokens, entry, behaviour, index)
+        cache = prompt_cache.NO_CACHE  # a refused overflow caches nothing
+        if entry is None or entry.delivery != "error":
+            args = (self.counter, request, tokens, ctx.headers, self.clock())
+            cache = prompt_cache.simulate(self.caching, self.cache_store, *args)
+        plan = self.plan(wire, request, tokens, entry, behaviour, index, cache)
         if entry is not None and entry.delivery == "error":
             return self._overflow(wire, request, tokens, entry, plan, index)
         answer = self._reply(wire, request, plan)
@@ -314,13 +327,14 @@ class FakeProvider:
         entry: OverflowEntry | None,
         behaviour: FakeBehaviour,
         index: int,
+        cache: prompt_cache.CacheUsage = prompt_cache.NO_CACHE,
     ) -> ReplyPlan:
         reply = behaviour.reply
         calls = planned_calls(wire, behaviour, index)
         window = self.window_for(request)
         truncated = entry is not None and entry.delivery == "truncate"
         usage = self._usage(
-            behaviour, min(tokens.total, window) if truncated else tokens.total, calls
+            behaviour, min(tokens.total, window) if truncated else tokens.total, calls, cache
         )
         stop: StopReason = "tool_calls" if calls else "stop"
         if entry and entry.delivery == "stop":
@@ -340,7 +354,11 @@ class FakeProvider:
         )
 
     def _usage(
-        self, behaviour: FakeBehaviour, actual: int, calls: tuple[PlannedToolCall, ...]
+        self,
+        behaviour: FakeBehaviour,
+        actual: int,
+        calls: tuple[PlannedToolCall, ...],
+        cache: prompt_cache.CacheUsage = prompt_cache.NO_CACHE,
     ) -> Usage:
         """Reported usage: the script's override, or the count scaled by its factor."""
         report = behaviour.usage
@@ -353,7 +371,7 @@ class FakeProvider:
         reported = report.input_tokens
         if reported is None:
             reported = round(actual * report.input_factor)
-        return Usage(reported, output, report.cached_tokens, report.cache_creation_tokens)
+        return Usage(reported, output, *prompt_cache.reported_cache(report, cache, reported))
 
     def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:
         if request.stream and wire.name in STREAMING_WIRES:

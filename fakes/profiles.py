@@ -144,7 +144,12 @@ PROFILES: tuple[ProviderProfile, ...] = (
         checks_model=False,
         flavor="llamacpp",
     ),
-    ProviderProfile("deepseek", (_chat("/chat/completions"), _chat(), _models("/models")), 131_072),
+    ProviderProfile(
+        "deepseek",
+        (_chat("/chat/completions"), _chat(), _models("/models")),
+        131_072,
+        flavor="deepseek",
+    ),
     ProviderProfile(
         "groq",
         (

@@ -100,7 +100,7 @@ def test_the_readme_has_shell_blocks_and_each_exception_is_still_in_it() -> None
 
 def test_every_trimscope_command_writes_under_the_ignored_out_folder() -> None:
     output_options = ("--json", "--markdown", "--junit-xml", "--transcript", "--otel-jsonl",
-                      "--metrics-out", "--write-plan", "-o")  # fmt: skip
+                      "--metrics-out", "--write-plan", "--html", "-o")  # fmt: skip
     for block in RUNNABLE:
         for command in block.commands:
             words = command.split()

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.caching import Breakpoint
 from fakes.catalogue import WireName
 from fakes.rows import (
     Attachment,
@@ -30,6 +31,7 @@ from fakes.rows import (
     tool_call_row,
     tool_result_row,
 )
+from fakes.wire.anthropic_cache import check_count, marked, marker_ttl
 from fakes.wire.base import (
     ErrorKind,
     ReplyPlan,
@@ -156,14 +158,23 @@ def _assistant_row(blocks: list[dict[str, Any]], where: str) -> Row:
     return tool_call_row(text, calls) if calls else Row("assistant", text)
 
 
-def _system_rows(system: Any) -> list[Row]:
+def _system(system: Any) -> tuple[list[Row], list[Breakpoint]]:
+    """System rows, and a breakpoint after each marked text block's row."""
+    rows: list[Row] = []
+    points: list[Breakpoint] = []
     if system is None:
-        return []
-    return [
-        Row("system", str(b.get("text", "")))
-        for b in _blocks(system, "system")
-        if b.get("type") == "text"
-    ]
+        return rows, points
+    for n, block in enumerate(_blocks(system, "system")):
+        if block.get("type") == "text":
+            rows.append(Row("system", str(block.get("text", ""))))
+        ttl = marker_ttl(block, f"system[{n}]")
+        if ttl is not None:
+            points.append(Breakpoint(len(rows), ttl))
+    return rows, points
+
+
+def _tool_list(tools: Any) -> list[Any]:
+    return arr(tools, "tools") if tools is not None else []
 
 
 def _tools(tools: Any) -> tuple[ToolSchema, ...]:
@@ -196,7 +207,8 @@ class AnthropicMessages:
         ]
         if ctx.enforce_pairing:
             check_pairing(messages)
-        rows = _system_rows(body.get("system"))
+        rows, points = _system(body.get("system"))
+        points[:0] = [Breakpoint(0, t) for t in marked(_tool_list(body.get("tools")), "tools")]
         for n, message in enumerate(messages):
             blocks = _blocks(message.get("content"), f"messages[{n}].content")
             if message.get("role") == "user":
@@ -205,6 +217,10 @@ class AnthropicMessages:
                 rows.append(_assistant_row(blocks, f"messages[{n}].content"))
             else:
                 raise Invalid(f"messages.{n}.role: Input should be 'user' or 'assistant'")
+            points += [Breakpoint(len(rows), t) for t in marked(blocks, f"messages[{n}].content")]
+        automatic = marker_ttl(body, "body")
+        if automatic is not None:
+            points.append(Breakpoint(len(rows), automatic))
         beta = ctx.headers.get("anthropic-beta", "")
         return CanonicalRequest(
             model=model,
@@ -212,7 +228,10 @@ class AnthropicMessages:
             tools=_tools(body.get("tools")),
             max_output_tokens=optional_int(body, "max_tokens"),
             stream=body.get("stream") is True,
-            options={"context_window_stop": CONTEXT_WINDOW_STOP_BETA in beta},
+            options={
+                "context_window_stop": CONTEXT_WINDOW_STOP_BETA in beta,
+                "cache_breakpoints": check_count(points),
+            },
         )
 
     def _usage(self, plan: ReplyPlan, output: int) -> dict[str, JSONValue]:

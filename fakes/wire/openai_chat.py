@@ -189,8 +189,16 @@ def tool_schemas(tools: Any) -> tuple[ToolSchema, ...]:
     return tuple(out)
 
 
-def openai_usage(usage: Usage) -> JSONValue:
+def openai_usage(usage: Usage, flavor: str = "openai") -> JSONValue:
+    extra: dict[str, JSONValue] = {}
+    if flavor == "deepseek":
+        # DeepSeek splits the prompt into cache hits and misses (and fills the details too).
+        extra = {
+            "prompt_cache_hit_tokens": usage.cached_tokens,
+            "prompt_cache_miss_tokens": usage.input_tokens - usage.cached_tokens,
+        }
     return {
+        **extra,
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.total_tokens,
@@ -202,6 +210,14 @@ def openai_usage(usage: Usage) -> JSONValue:
             "rejected_prediction_tokens": 0,
         },
     }
+
+
+def cache_key_option(body: dict[str, Any]) -> dict[str, object]:
+    """OpenAI's ``prompt_cache_key`` (Chat Completions and Responses), when a string."""
+    key = body.get("prompt_cache_key")
+    if key is None:
+        return {}
+    return {"prompt_cache_key": string(key, "prompt_cache_key")}
 
 
 def text_pieces(text: str) -> list[str]:
@@ -230,13 +246,14 @@ class OpenAIChat:
         rows = tuple(message_row(m, f"messages[{n}]") for n, m in enumerate(checked))
         options = body.get("stream_options")
         include = isinstance(options, dict) and options.get("include_usage") is True
+        extra = cache_key_option(body)
         return CanonicalRequest(
             model=model,
             rows=rows,
             tools=tool_schemas(body.get("tools")),
             max_output_tokens=optional_int(body, "max_completion_tokens", "max_tokens"),
             stream=body.get("stream") is True,
-            options={"include_usage": include},
+            options={"include_usage": include, **extra},
         )
 
     def _message(self, plan: ReplyPlan) -> JSONValue:
@@ -255,9 +272,11 @@ class OpenAIChat:
     def _extras(self, plan: ReplyPlan) -> dict[str, JSONValue]:
         if self.flavor != "llamacpp":
             return {"system_fingerprint": "fp_fake"}
+        # llama.cpp: ``cache_n`` prompt tokens reused from the slot, ``prompt_n`` evaluated.
         return {
             "timings": {
-                "prompt_n": plan.usage.input_tokens,
+                "cache_n": plan.usage.cached_tokens,
+                "prompt_n": plan.usage.input_tokens - plan.usage.cached_tokens,
                 "prompt_ms": 1.0,
                 "predicted_n": plan.usage.output_tokens,
                 "predicted_ms": 1.0,
@@ -278,7 +297,7 @@ class OpenAIChat:
                     "finish_reason": _FINISH.get(plan.stop, "length"),
                 }
             ],
-            "usage": openai_usage(plan.usage),
+            "usage": openai_usage(plan.usage, self.flavor),
             **self._extras(plan),
         }
 
@@ -317,7 +336,7 @@ class OpenAIChat:
                         "created": plan.created,
                         "model": plan.model,
                         "choices": [],
-                        "usage": openai_usage(plan.usage),
+                        "usage": openai_usage(plan.usage, self.flavor),
                     }
                 )
             )

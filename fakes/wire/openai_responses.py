@@ -48,7 +48,7 @@ from fakes.wire.common import (
     schema,
     string,
 )
-from fakes.wire.openai_chat import OpenAIChat, openai_error_body, text_pieces
+from fakes.wire.openai_chat import OpenAIChat, cache_key_option, openai_error_body, text_pieces
 
 
 def _parts(content: Any, where: str) -> list[tuple[str, str]]:
@@ -264,6 +264,7 @@ class OpenAIResponses:
             tools=_tools(body.get("tools")),
             max_output_tokens=optional_int(body, "max_output_tokens"),
             stream=body.get("stream") is True,
+            options=cache_key_option(body),
         )
 
     def _response(self, plan: ReplyPlan, *, done: bool) -> dict[str, JSONValue]:

@@ -9,11 +9,12 @@ is a type error, not a runtime one. Trims are applied and announced by
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypedDict
 
+from harness.agent.cache_loss import SentRequests
 from harness.agent.config import Clock
 from harness.agent.routes import Route
 from harness.events import (
@@ -40,7 +41,11 @@ from harness.runtime import (
     REASON_BUDGET,
     REASON_TURN_LIMIT,
     CapacityCheck,
+    ChatMessage,
+    ConversationMessage,
     ResolvedContextLimits,
+    TrimResult,
+    TurnCountTrimResult,
 )
 
 
@@ -72,6 +77,7 @@ class Announcer:
     agent_alias: str | None = None
     channel: str | None = None
     turn_id: str | None = None
+    sent: SentRequests = field(default_factory=SentRequests)  # for cache loss
 
     def _stamp(self) -> _Stamp:
         """Read the clock once per event, when the event is built."""
@@ -134,8 +140,18 @@ class Announcer:
         )
 
     def provider_call_started(
-        self, call: CallContext, iteration: int, estimate: int, window: int, compacted: bool
+        self,
+        call: CallContext,
+        iteration: int,
+        estimate: int,
+        window: int,
+        compacted: bool,
+        *,
+        rows: Sequence[ChatMessage] | None = None,
     ) -> None:
+        """``rows``: the request's history, remembered for the cache loss of later trims."""
+        if rows is not None:
+            self.sent.started(call.route.provider, rows)
         self.bus.publish(
             ProviderCallStarted(
                 **self._stamp(),
@@ -154,6 +170,7 @@ class Announcer:
         self, call: CallContext, reply: ProviderReply, duration_s: float
     ) -> None:
         usage = reply.usage
+        self.sent.succeeded(call.route.provider)
         self.bus.publish(
             ProviderCallFinished(
                 **self._stamp(),
@@ -269,27 +286,29 @@ class Announcer:
 
     def history_trimmed(
         self,
+        result: TrimResult | TurnCountTrimResult[ConversationMessage],
         *,
-        dropped_messages: int,
-        dropped_turns: int,
-        kept_turns: int,
         trigger: TrimTrigger,
-        tokens: tuple[int, int] | None,
         budget_tokens: int | None,
         route: Route | None,
         model: str | None,
         full_context: bool,
+        cache_loss: int | None = None,
     ) -> None:
+        """Announce ``result`` (its counts; its tokens when it is a token-budget trim)."""
         # The reference fills channel/agent alias/turn id only on the Agent's turn-limit
         # trim; the tool-loop paths leave them empty. We keep turn_id on every event (it
         # ties events to spans) and follow the reference for channel and alias.
+        tokens = (
+            (result.tokens_before, result.tokens_after) if isinstance(result, TrimResult) else None
+        )
         self.bus.publish(
             HistoryTrimmed(
                 **self._stamp(),
-                dropped_messages=dropped_messages,
-                kept_turns=kept_turns,
+                dropped_messages=result.dropped_messages,
+                kept_turns=result.kept_turns,
                 reason=REASON_TURN_LIMIT if trigger is TrimTrigger.TURN_LIMIT else REASON_BUDGET,
-                dropped_turns=dropped_turns,
+                dropped_turns=result.dropped_turns,
                 trigger=trigger,
                 tokens_before=tokens[0] if tokens else None,
                 tokens_after=tokens[1] if tokens else None,
@@ -298,6 +317,7 @@ class Announcer:
                 model=model,
                 channel=self.channel if full_context else None,
                 agent_alias=self.agent_alias if full_context else None,
+                cache_loss_tokens=cache_loss,
             )
         )
 

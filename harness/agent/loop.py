@@ -201,7 +201,7 @@ class ToolLoop:
             stream=self._config.stream,
         )
         self._announcer.provider_call_started(
-            ctx, state.iterations, check.estimate, window, state.crumb_present
+            ctx, state.iterations, check.estimate, window, state.crumb_present, rows=call.prepared
         )
         reply = await self._send(ctx, request)
         state.final_limits = call.limits

@@ -40,15 +40,13 @@ def apply_chat_trim(
     rows = insert_breadcrumb_deduped(result.history, crumb_present)
     if announcer is not None:
         announcer.history_trimmed(
-            dropped_messages=result.dropped_messages,
-            dropped_turns=result.dropped_turns,
-            kept_turns=result.kept_turns,
+            result,
             trigger=trigger,
-            tokens=(result.tokens_before, result.tokens_after),
             budget_tokens=budget_tokens,
             route=route,
             model=model,
             full_context=False,
+            cache_loss=announcer.sent.loss(route.provider, rows) if route else None,
         )
     return rows
 
@@ -59,11 +57,8 @@ def apply_conversation_trim(
     """The Agent's turn-limit trim: re-insert exactly one breadcrumb and announce it."""
     rows = insert_conversation_breadcrumb(result.history)
     announcer.history_trimmed(
-        dropped_messages=result.dropped_messages,
-        dropped_turns=result.dropped_turns,
-        kept_turns=result.kept_turns,
+        result,
         trigger=TrimTrigger.TURN_LIMIT,
-        tokens=None,
         budget_tokens=None,
         route=None,
         model=None,

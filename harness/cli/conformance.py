@@ -91,6 +91,9 @@ def conformance(
     quiet: bool = typer.Option(
         False, "--quiet", "-q", help="No progress bar, status or line per request on stderr."
     ),
+    probe_cache: bool = typer.Option(
+        False, "--probe-cache", help="Send one request twice, last: does the endpoint cache?"
+    ),
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     err, out = Console(stderr=True), Console()
@@ -113,6 +116,7 @@ def conformance(
         max_requests,
         max_input_tokens,
         request_timeout,
+        probe_cache=probe_cache,
     )
     try:
         run = plan(options, environ)

@@ -9,21 +9,26 @@ Exit codes: 0 the run finished and was summarised; 1 no session completed, more 
 calls failed than ``--max-failed-calls`` allows, or a fake server or Locust could not
 start; 2 an option or the scenario file is invalid (nothing ran); 130 / 143 SIGINT /
 SIGTERM stopped the run: what finished is summarised (table and ``--json``), marked
-interrupted, and every child process and temporary folder is gone.
+interrupted, and every child process and temporary folder is gone. ``--sweep`` runs once
+per value and exits with the worst of the runs' codes; a signal ends it after the run it
+stopped, and the table, ``--json`` and ``--html`` show the values that ran.
 """
 
 from __future__ import annotations
 
 import signal
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import typer
 from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
 from rich.console import Console
 
+from harness.atomic import write_text_atomic
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
+from harness.cli.prices import PricesError, load_prices
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
     FAKE_FOR_KIND,
@@ -42,9 +47,19 @@ from harness.load import (
     write_json,
     write_plan,
 )
+from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
+from harness.load.sweep import (
+    Sweep,
+    parse_sweep,
+    render_sweep,
+    sweep_summary,
+    swept,
+    write_sweep_json,
+)
 from harness.load.template import DEFAULT_WINDOW
 from harness.progress import tracker
+from harness.report.sweep_page import render_sweep_page
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
@@ -89,6 +104,24 @@ def trace_sampler(share: float | None) -> Sampler | None:
     return None if share is None else ParentBased(TraceIdRatioBased(share))
 
 
+def _prices(path: Path | None, price_as: str | None, locust: bool) -> PriceTable | None:
+    """``--prices`` and ``--price-as``, checked; ``ValueError`` says what is wrong."""
+    if path is None:
+        if price_as is not None:
+            raise ValueError("--price-as needs --prices: there is no table to price with")
+        return None
+    if locust:
+        raise ValueError("--prices prices asyncio runs; Locust summaries carry no usage")
+    try:
+        table = load_prices(path)
+    except PricesError as error:
+        raise ValueError("\n".join(error.problems)) from error
+    if price_as is not None and table.price(price_as) is None:
+        known = ", ".join(sorted(table.models))
+        raise ValueError(f"--price-as {price_as!r} is not in {path}; it has: {known}")
+    return table
+
+
 def _run_asyncio(
     plan: LoadPlan,
     telemetry_options: TelemetryOptions,
@@ -96,6 +129,7 @@ def _run_asyncio(
     notes: list[str],
     err: Console,
     stop: StopRequest,
+    pricing: tuple[PriceTable | None, str | None] = (None, None),
 ) -> LoadSummary:
     telemetry = build_telemetry(telemetry_options)  # nothing asked: nothing built
     metrics = LoadMetrics(telemetry.registry) if telemetry.registry is not None else None
@@ -107,6 +141,8 @@ def _run_asyncio(
         metrics=metrics,
         notes=notes,
         stop=stop,
+        prices=pricing[0],
+        price_as=pricing[1],
     )
     try:
         return run_load(plan, run_options)
@@ -174,13 +210,26 @@ def load(
         help="Share of provider calls (0-1) that may fail (5xx, timeouts, refused or broken"
         " answers; not overflows or rate limits) before the run exits 1.",
     ),
+    prices_path: Path | None = typer.Option(
+        None, "--prices", help="Price table (YAML, per model per 1M tokens): cost per session."
+    ),
+    price_as: str | None = typer.Option(
+        None, "--price-as", help="Price every call as this model of --prices."
+    ),
+    sweep_text: str | None = typer.Option(
+        None,
+        "--sweep",
+        help="Run the workload at each value: budget=, ratio= or turn_limit=V1,V2,...",
+    ),
+    html_path: Path | None = typer.Option(
+        None, "--html", help="With --sweep: write the table and plots as one HTML page."
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
     # Every output, port and variable first: nothing is run that could not be reported.
-    check_outputs(
-        {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}, {}
-    )
+    outputs = {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}
+    check_outputs({**outputs, "--html": html_path}, {})
     check_port("--serve-metrics", serve_metrics, METRICS_HOST)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     if provider is not None and provider not in FAKE_FOR_KIND:
@@ -199,14 +248,34 @@ def load(
             turns=turns or (len(template.user_texts) if scenario else DEFAULT_TURNS),
             duration_s=duration,
         )
+        prices = _prices(prices_path, price_as, locust)
+        sweep = _sweep_option(
+            sweep_text,
+            locust=locust,
+            write_plan=write_plan_path is not None,
+            html=html_path is not None,
+        )
     except ValueError as error:
         raise _invalid(err, str(error)) from error
     if write_plan_path is not None:
         write_plan(plan.per_process(workers), write_plan_path)
         err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
         raise typer.Exit(EXIT_OK)
+    telemetry_options = TelemetryOptions(
+        serve_metrics_port=serve_metrics,
+        otel_jsonl=otel_jsonl,
+        otlp=otlp,
+        sampler=trace_sampler(trace_sample),
+    )
     stop = StopRequest()
     with stop_on_signals(stop):
+        if sweep is not None:
+            runs = _sweep_runs(
+                plan, sweep, telemetry_options, quiet, notes, err, stop, prices, price_as
+            )
+            _sweep_outputs(sweep, plan, runs, prices, (json_path, html_path))
+            codes = [_exit_code(run, max_failed_calls, err) for run in runs]
+            raise typer.Exit(max(codes, default=EXIT_FAILED))
         try:
             if locust:
                 summary = run_locust(
@@ -218,13 +287,8 @@ def load(
                     stop=stop,
                 )
             else:
-                telemetry_options = TelemetryOptions(
-                    serve_metrics_port=serve_metrics,
-                    otel_jsonl=otel_jsonl,
-                    otlp=otlp,
-                    sampler=trace_sampler(trace_sample),
-                )
-                summary = _run_asyncio(plan, telemetry_options, quiet, notes, err, stop)
+                pricing = (prices, price_as)
+                summary = _run_asyncio(plan, telemetry_options, quiet, notes, err, stop, pricing)
         except ServerStartError as error:
             err.print(f"error: {error}", markup=False, highlight=False)
             raise typer.Exit(EXIT_FAILED) from error
@@ -255,6 +319,85 @@ def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
         )
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _sweep_option(text: str | None, *, locust: bool, write_plan: bool, html: bool) -> Sweep | None:
+    """``--sweep`` and ``--html``, checked before anything runs; ``ValueError`` says what
+    is wrong (a budget or turn limit above the largest window is a typo, as for
+    ``--context-window``)."""
+    if text is None:
+        if html:
+            raise ValueError("--html writes a sweep's page: it needs --sweep")
+        return None
+    sweep = parse_sweep(text)
+    if locust or write_plan:
+        raise ValueError("--sweep runs asyncio sessions; not with --locust or --write-plan")
+    if sweep.key != "ratio":
+        beyond = [v for v in sweep.values if v > MAX_CONTEXT_WINDOW_TOKENS]
+        if beyond:
+            raise ValueError(
+                f"--sweep: {sweep.key} values are at most {MAX_CONTEXT_WINDOW_TOKENS},"
+                f" found {beyond[0]:g}"
+            )
+    return sweep
+
+
+def _sweep_runs(
+    plan: LoadPlan,
+    sweep: Sweep,
+    telemetry_options: TelemetryOptions,
+    quiet: bool,
+    notes: list[str],
+    err: Console,
+    stop: StopRequest,
+    prices: PriceTable | None,
+    price_as: str | None,
+) -> list[LoadSummary]:
+    """One run per swept value, in order. A signal ends the sweep after the run it stopped
+    (marked interrupted, as a plain run's summary is); a fake server that cannot start
+    exits 1."""
+    runs: list[LoadSummary] = []
+    for value in sweep.values:
+        run_plan = replace(plan, template=swept(plan.template, sweep.key, value))
+        if not quiet:
+            err.print(f"sweep: {run_plan.template.name}", highlight=False)
+        try:
+            run = _run_asyncio(
+                run_plan, telemetry_options, quiet, notes, err, stop, (prices, price_as)
+            )
+        except ServerStartError as error:
+            err.print(f"error: {error}", markup=False, highlight=False)
+            raise typer.Exit(EXIT_FAILED) from error
+        except Interrupted as stopped:  # before any session of this value started
+            run = nothing_ran(run_plan, notes, signal.Signals(stopped.signum).name)
+        if stop.name is not None and not run.interrupted:
+            run = interrupted(run, stop.name)
+        runs.append(run)
+        if run.interrupted:
+            break
+    return runs
+
+
+def _sweep_outputs(
+    sweep: Sweep,
+    plan: LoadPlan,
+    runs: list[LoadSummary],
+    prices: PriceTable | None,
+    outputs: tuple[Path | None, Path | None],
+) -> None:
+    """The sweep table on stdout, then ``--json`` and ``--html`` (each atomically)."""
+    currency = prices.currency if prices is not None else None
+    summary = sweep_summary(sweep, plan.template.name, runs, currency)
+    render_sweep(summary, Console())
+    for note in dict.fromkeys(n for run in runs for n in run.notes):
+        Console().print(f"note: {note}", highlight=False)
+    json_path, html_path = outputs
+    if json_path is not None:
+        write_sweep_json(summary, json_path)
+    if html_path is not None:
+        rows = [asdict(row) for row in summary.rows]
+        page = render_sweep_page(summary.key, summary.template, rows, currency)
+        write_text_atomic(html_path, page)
 
 
 def register(app: typer.Typer) -> None:

@@ -54,6 +54,7 @@ class Findings:
     streamed: Sent | None
     recovery: RecoveryResult
     exchanges: Sequence[Exchange]
+    cache: tuple[Sent, Sent] | None = None  # --probe-cache: judged by caching.prompt_cache
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from typing import Final, TypeVar
 import httpx
 
 from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
+from harness.conformance.caching import probe_cache, prompt_cache
 from harness.conformance.checks import Findings, all_checks
 from harness.conformance.metered import MeteredClient, Progress, Redactor
 from harness.conformance.probes import Prober, Sent, Sleep, describe_failure
@@ -75,6 +76,8 @@ class ConformanceOptions:
     max_requests: int | None = None
     max_input_tokens: int | None = None
     request_timeout_s: float | None = None
+    probe_cache: bool = False
+    """``--probe-cache``: send one request twice, last, and report prompt caching."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +196,7 @@ async def _probe_all(
     search = await find_window(prober, client.ledger, small, search_plan)
     streamed = await _streamed_overflow(prober, kind, search)
     recovery = await _recovery(prober, client.ledger, search, sleep, observers)
+    cache = await probe_cache(prober, search) if plan.options.probe_cache else None
     return Findings(
         kind=kind,
         declared_window=plan.options.context_window,
@@ -205,6 +209,7 @@ async def _probe_all(
         streamed=streamed,
         recovery=recovery,
         exchanges=tuple(client.exchanges),
+        cache=cache,
     )
 
 
@@ -247,6 +252,9 @@ def _report(
     plan: Plan, findings: Findings, client: MeteredClient, redact: Redactor
 ) -> ConformanceReport:
     judged = all_checks(findings, redact)
+    checks = judged.checks
+    if plan.options.probe_cache:  # information, after the checks that decide conformance
+        checks += (prompt_cache(findings.cache, findings.kind),)
     search, ledger = findings.search, client.ledger
     return ConformanceReport(
         provider=plan.options.provider,
@@ -260,7 +268,7 @@ def _report(
             estimated_input_tokens=ledger.estimated_tokens,
             reported_input_tokens=ledger.reported_tokens,
         ),
-        checks=judged.checks,
+        checks=checks,
         window=WindowFinding(
             declared=plan.options.context_window,
             measured=search.measured if search else None,

@@ -182,6 +182,9 @@ class HistoryTrimmed(_Base):
     model: str | None
     channel: str | None = None
     agent_alias: str | None = None
+    # Cache loss (issue 16): tokens of the route's last sent request that the trimmed
+    # history no longer shares as a prefix; ``None`` where it is not measured (turn limit).
+    cache_loss_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

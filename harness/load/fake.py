@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from fakes import Exchange, FakeBehaviour, FakeProvider, FakeScript, RequestLog
 from fakes.answer import Answer
+from fakes.caching import CachePolicyName
 from fakes.wire.base import RequestContext, WireFormat
 from harness.load.template import SESSION_HEADER, ProviderTemplate
 
@@ -62,6 +63,7 @@ class SessionScriptedFake(FakeProvider):
         session_script: FakeScript,
         cycle: bool,
         latency_ms: int = 0,
+        caching: CachePolicyName | None = None,
     ) -> None:
         # The global script only delays: app.py applies its latency before the answer.
         delay = FakeScript(default=FakeBehaviour(latency_ms=latency_ms))
@@ -72,6 +74,7 @@ class SessionScriptedFake(FakeProvider):
             counter=counter,
             script=delay,
             variant=variant,
+            caching=caching,
         )
         self.session_script = session_script
         self.cycle = cycle
@@ -117,6 +120,7 @@ def build_load_fake(provider: ProviderTemplate, *, counting: bool) -> SessionScr
         session_script=provider.script,
         cycle=provider.cycle,
         latency_ms=provider.latency_ms,
+        caching=provider.caching,
     )
     if counting:
         fake.log = CountingLog()

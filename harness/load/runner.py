@@ -27,7 +27,9 @@ import httpx
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
+from harness.load.costs import cache_summary, cost_summary
 from harness.load.metrics import LoadMetrics
+from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
 from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
 from harness.load.summary import (
@@ -62,6 +64,10 @@ class RunOptions:
     """Cancels the sessions in flight when requested (see the module docstring)."""
     servers: FakeServers | None = None
     """The processes behind ``plan.base_urls``, watched for an unexpected exit."""
+    prices: PriceTable | None = None
+    """``--prices``: the summary's cost section is priced with it."""
+    price_as: str | None = None
+    """``--price-as``: price every call as this model of ``prices``."""
 
 
 @dataclass(slots=True)
@@ -150,6 +156,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
     summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    summary = _with_costs(summary, tally, options)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
 
 
@@ -187,6 +194,17 @@ def nothing_ran(plan: LoadPlan, notes: Sequence[str], interrupted_by: str) -> Lo
 def interrupted(summary: LoadSummary, signal: str) -> LoadSummary:
     """``summary`` marked as stopped by ``signal``."""
     return replace(summary, interrupted=True, interrupted_by=signal, stopped_by="signal")
+
+
+def _with_costs(summary: LoadSummary, tally: LoadTally, options: RunOptions) -> LoadSummary:
+    """The summary with its cache section, and its cost section when priced."""
+    started = summary.sessions_started
+    summary = replace(summary, cache=cache_summary(tally, started))
+    if options.prices is None:
+        return summary
+    cost, note = cost_summary(tally, started, options.prices, options.price_as)
+    notes = [*summary.notes, note] if note else summary.notes
+    return replace(summary, cost=cost, notes=notes)
 
 
 def _summary(

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.atomic import write_text_atomic
+from harness.load.costs import CacheSummary, CostSummary
 from harness.load.fake import ServerStats
 from harness.load.tally import percentile
 
@@ -110,6 +111,10 @@ class LoadSummary:
     """Provider calls that failed for a reason other than the workload's own overflows and
     rate limits (``FAILED_CALL_OUTCOMES``): the endpoint or the transport misbehaved."""
     server_deaths: list[ServerDeath] = field(default_factory=list)
+    cache: CacheSummary | None = None
+    """Cache reads, writes and loss (asyncio mode; Locust summaries leave it out)."""
+    cost: CostSummary | None = None
+    """With ``--prices``: cost per session and what the cache saved and lost."""
 
     @property
     def failed_call_share(self) -> float:
@@ -163,6 +168,37 @@ def _cell(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return "-" if value is None else str(value)
+
+
+def _cache_rows(s: LoadSummary) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    if s.cache is not None:
+        c = s.cache
+        rows.append(
+            (
+                "input tokens",
+                f"{c.input_tokens:,} ({c.input_tokens_per_session:,.0f}/session): cache read"
+                f" {c.cache_read_tokens:,}, write {c.cache_write_tokens:,},"
+                f" uncached {c.uncached_tokens:,}; hit ratio {c.hit_ratio:.3f}",
+            )
+        )
+        rows.append(
+            (
+                "cache loss",
+                f"{sum(c.cache_loss_tokens.values()):,} tokens"
+                f" ({c.cache_loss_per_session:,.0f}/session; {_counts(c.cache_loss_tokens)})",
+            )
+        )
+    if s.cost is not None:
+        k = s.cost
+        rows.append(
+            (
+                "cost",
+                f"{k.total:,.4f} {k.currency} ({k.per_session:,.6f}/session; cache saved"
+                f" {k.cache_saved:,.4f}, lost {k.cache_lost:,.4f}; prices of {k.prices_date})",
+            )
+        )
+    return rows
 
 
 def render(summary: LoadSummary, console: Console) -> None:
@@ -221,6 +257,7 @@ def render(summary: LoadSummary, console: Console) -> None:
                 f"{death.failed_calls_after:,} calls failed after it",
             )
         )
+    rows += _cache_rows(s)
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -27,7 +28,7 @@ from harness.events import (
     TurnFinished,
     TurnStarted,
 )
-from harness.telemetry.names import trim_reason_label
+from harness.telemetry.names import UNKNOWN, trim_reason_label
 
 IGNORED: frozenset[type[Event]] = frozenset(
     {TurnStarted, BudgetResolved, ProviderCallStarted, ToolCallStarted}
@@ -48,6 +49,11 @@ class LoadTally:
         self.overflows = 0
         self.capacity_refusals = 0
         self.tool_calls = 0
+        # Cache and cost (issue 16): reported tokens per model, as (uncached, read, write,
+        # output); cache loss by trigger; each successful call's reported input size.
+        self.usage: dict[str, list[int]] = {}
+        self.cache_loss: Counter[str] = Counter()
+        self.request_tokens: array[int] = array("q")
         # The counting method of each kind counted: one lookup per event, not a chain of
         # patterns. The other kinds (``IGNORED``) open what the counted ones close.
         self._counters: dict[type[Event], Callable[[Any], None]] = {
@@ -77,6 +83,17 @@ class LoadTally:
 
     def _call(self, event: ProviderCallFinished) -> None:
         self.calls[event.outcome] += 1
+        reported = event.input_tokens
+        if reported is None:
+            return
+        read = event.cache_read_input_tokens or 0
+        write = event.cache_creation_input_tokens or 0
+        totals = self.usage.setdefault(event.model or UNKNOWN, [0, 0, 0, 0])
+        totals[0] += max(0, reported - read - write)
+        totals[1] += read
+        totals[2] += write
+        totals[3] += event.output_tokens or 0
+        self.request_tokens.append(reported)
 
     def _overflow(self, event: OverflowDetected) -> None:
         self.overflows += 1
@@ -86,6 +103,8 @@ class LoadTally:
 
     def _trim(self, event: HistoryTrimmed) -> None:
         self.trims[trim_reason_label(event.reason), str(event.trigger)] += 1
+        if event.cache_loss_tokens is not None:
+            self.cache_loss[str(event.trigger)] += event.cache_loss_tokens
 
     def _tool(self, event: ToolCallFinished) -> None:
         self.tool_calls += 1

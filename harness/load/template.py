@@ -31,6 +31,7 @@ from typing import Final
 from pydantic import TypeAdapter
 
 from fakes import FakeBehaviour, FakeScript, ScriptedReply, ScriptedToolCall
+from fakes.caching import CachePolicyName
 from fakes.profiles import SDK_ENDPOINTS
 from harness.atomic import write_bytes_atomic
 from harness.runtime import HistoryPruning, RuntimeProfile
@@ -95,6 +96,8 @@ class ProviderTemplate:
     cycle: bool = False
     latency_ms: int = 0
     fake_model: str | None = None
+    caching: CachePolicyName | None = None
+    """The fake's prompt caching (``fakes.caching``); ``None``: the provider's own."""
 
     @property
     def served_model(self) -> str:

@@ -22,6 +22,11 @@ headers ``x-api-key`` and ``anthropic-version``):
 cache_creation_input_tokens``: the whole context the model saw, comparable with every other
 provider's input count. The two cache counts are also kept separately.
 
+**Cache breakpoints** (``AnthropicClient.cache_breakpoints``, default ``none``): ``system``
+marks the last system block ``cache_control: {"type": "ephemeral"}``; ``system_and_last``
+also marks the last block of the last message, so each request reads the prefix the
+previous one wrote (the API caches only up to marked blocks).
+
 ``stop_reason: "model_context_window_exceeded"`` (HTTP 200) is a reply, not an error: the
 generation was cut at the window (see ``classify.is_context_window_stop``).
 
@@ -33,7 +38,7 @@ classified error on its data (status ``None``); no ``message_stop`` is a protoco
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 from harness.providers.base import ProviderReply, ProviderRequest, Usage
 from harness.providers.canonical import (
@@ -69,9 +74,15 @@ from harness.runtime.messages import ToolCall
 MESSAGES_PATH: Final = "/v1/messages"
 ANTHROPIC_VERSION: Final = "2023-06-01"
 DEFAULT_MAX_TOKENS: Final = 4096
+CacheBreakpoints: TypeAlias = Literal["none", "system", "system_and_last"]
+CACHE_BREAKPOINTS: Final[tuple[CacheBreakpoints, ...]] = ("none", "system", "system_and_last")
+DEFAULT_CACHE_BREAKPOINTS: Final[CacheBreakpoints] = "none"
+EPHEMERAL: Final = {"type": "ephemeral"}
 
 
-def build_messages_request(request: ProviderRequest) -> JsonObject:
+def build_messages_request(
+    request: ProviderRequest, cache_breakpoints: CacheBreakpoints = DEFAULT_CACHE_BREAKPOINTS
+) -> JsonObject:
     rows = decode_rows(request.messages)
     payload: JsonObject = {
         "model": request.model,
@@ -88,7 +99,21 @@ def build_messages_request(request: ProviderRequest) -> JsonObject:
         ]
     if request.stream:
         payload["stream"] = True
+    if cache_breakpoints != "none":
+        _mark(payload, last_message=cache_breakpoints == "system_and_last")
     return payload
+
+
+def _mark(payload: JsonObject, *, last_message: bool) -> None:
+    """Place the cache breakpoints (module doc) on blocks built for this request only."""
+    system = payload.get("system")
+    if isinstance(system, list) and system:
+        system[-1] = {**system[-1], "cache_control": dict(EPHEMERAL)}
+    messages = payload.get("messages")
+    if last_message and isinstance(messages, list) and messages:
+        content = messages[-1]["content"]
+        if isinstance(content, list) and content:
+            content[-1] = {**content[-1], "cache_control": dict(EPHEMERAL)}
 
 
 def anthropic_messages(rows: Sequence[WireRow]) -> list[JsonObject]:
@@ -252,6 +277,7 @@ class AnthropicClient(HttpProviderClient):
     """Messages API over the injected client; streams when ``request.stream`` is set."""
 
     provider_kind = "anthropic"
+    cache_breakpoints: CacheBreakpoints = DEFAULT_CACHE_BREAKPOINTS
 
     def auth_headers(self) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
@@ -260,7 +286,7 @@ class AnthropicClient(HttpProviderClient):
         return headers
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
-        payload = build_messages_request(request)
+        payload = build_messages_request(request, self.cache_breakpoints)
         if not request.stream:
             return self.parse_answer(await self.post_json(MESSAGES_PATH, payload), parse_message)
         stream = _MessagesStream(self)

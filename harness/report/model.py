@@ -56,6 +56,8 @@ class Call:
     outcome: str | None = None  # from ProviderCallFinished; None when it never finished
     input_tokens: int | None = None
     overflow: OverflowDetected | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +173,8 @@ class Session:
                 call = self._by_call_id.get(event.call_id)
                 if call is not None:
                     call.outcome, call.input_tokens = event.outcome, event.input_tokens
+                    call.cache_read_tokens = event.cache_read_input_tokens
+                    call.cache_write_tokens = event.cache_creation_input_tokens
             case OverflowDetected():
                 self.overflows.append(event)
                 overflowed = self._by_call_id.get(event.call_id)
@@ -224,6 +228,21 @@ class OverflowTally:
 
 
 @dataclass(frozen=True, slots=True)
+class CacheTally:
+    """Reported input tokens and what the provider cache did with them; cache loss of the
+    trims by trigger (``HistoryTrimmed.cache_loss_tokens``, where measured)."""
+
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cache_loss_by_trigger: dict[str, int]
+
+    @property
+    def hit_ratio(self) -> float | None:
+        return self.cache_read_tokens / self.input_tokens if self.input_tokens else None
+
+
+@dataclass(frozen=True, slots=True)
 class Totals:
     """The run's totals, over every session of every file."""
 
@@ -242,6 +261,7 @@ class Totals:
     refusals_by_purpose: dict[str, int]
     overflows_by_provider: dict[str, OverflowTally]
     incomplete_sessions: int = 0
+    cache: CacheTally = field(default_factory=lambda: CacheTally(0, 0, 0, {}))
 
     @property
     def trims(self) -> int:
@@ -295,4 +315,18 @@ def totals_of(every: Sequence[Session], files: int) -> Totals:
         refusals_by_purpose=dict(Counter(refusal.purpose for refusal in refusals)),
         overflows_by_provider=by_provider,
         incomplete_sessions=len(every) - len(sessions),
+        cache=_cache_tally(calls, trims),
+    )
+
+
+def _cache_tally(calls: Sequence[Call], trims: Sequence[HistoryTrimmed]) -> CacheTally:
+    loss: Counter[str] = Counter()
+    for trim in trims:
+        if trim.cache_loss_tokens is not None:
+            loss[trim.trigger.value] += trim.cache_loss_tokens
+    return CacheTally(
+        input_tokens=sum(call.input_tokens or 0 for call in calls),
+        cache_read_tokens=sum(call.cache_read_tokens or 0 for call in calls),
+        cache_write_tokens=sum(call.cache_write_tokens or 0 for call in calls),
+        cache_loss_by_trigger=dict(sorted(loss.items())),
     )

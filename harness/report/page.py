@@ -142,7 +142,21 @@ def _total_tables(totals: Totals) -> list[str]:
             overflows,
         ),
         _table("Provider calls by outcome", ["outcome", "calls"], _sorted(totals.call_outcomes)),
+        _table("Prompt cache", ["measure", "tokens"], _cache_rows(totals)),
     ]
+
+
+def _cache_rows(totals: Totals) -> list[tuple[str, object]]:
+    cache = totals.cache
+    ratio = cache.hit_ratio
+    rows: list[tuple[str, object]] = [
+        ("reported input", cache.input_tokens),
+        ("read from the cache", cache.cache_read_tokens),
+        ("written to the cache", cache.cache_write_tokens),
+        ("hit ratio", "-" if ratio is None else f"{ratio:.3f}"),
+    ]
+    rows += [(f"cache loss, {t} trims", n) for t, n in cache.cache_loss_by_trigger.items()]
+    return rows
 
 
 def _sorted(counts: dict[str, int]) -> list[tuple[str, int]]:

@@ -27,6 +27,7 @@ from harness.agent import (
     template_tool,
 )
 from harness.events import EventBus, Observer
+from harness.providers.anthropic import AnthropicClient
 from harness.providers.factory import make_client
 from harness.runtime import (
     ChatMessage,
@@ -71,7 +72,7 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
     fake_spec: FakeSpec = spec.fake
     profile_name, _ = FAKE_FOR_KIND[spec.kind]
     window = fake_spec.context_window or spec.context_window or None
-    return fakes.FakeProvider(
+    fake = fakes.FakeProvider(
         profile_name,
         fake_spec.model or spec.model or "fake-model",
         context_window=window,
@@ -80,7 +81,12 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
             tuple(fake_behaviour(s) for s in fake_spec.script), fake_behaviour(fake_spec.default)
         ),
         variant=fake_spec.variant,
+        caching=fake_spec.caching,
     )
+    # A scenario's fake runs on its own clock (cache lifetimes): call n at n x step seconds.
+    step = fake_spec.seconds_per_call
+    fake.clock = lambda: fake.calls_taken * step
+    return fake
 
 
 def _tool(spec: ToolSpecModel) -> Tool:
@@ -187,13 +193,16 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
         http = httpx.AsyncClient(transport=fakes.asgi_transport(fake), base_url=base)
         http_clients.append(http)
         fakes_by_ref[ref] = fake
-        clients[ref] = make_client(
+        client = make_client(
             spec.kind,
             client=http,
             base_url=base + path,
             api_key=SCENARIO_API_KEY,
             provider_name=ref,
         )
+        if isinstance(client, AnthropicClient):
+            client.cache_breakpoints = spec.cache_breakpoints
+        clients[ref] = client
     config = LoopConfig(
         profile=runtime_profile(scenario),
         routes=route_table(scenario),

@@ -156,6 +156,15 @@ class FakeSpec(_Strict):
     variant: str = "default"
     script: list[StepSpec] = []
     default: StepSpec = StepSpec()
+    caching: Literal["none", "openai", "anthropic", "gemini", "deepseek", "llamacpp"] | None = (
+        Field(default=None, description="prompt caching rules (default: the provider's own)")
+    )
+    seconds_per_call: float = Field(
+        default=0.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="the fake's clock: call n is at n x this many seconds (cache lifetimes)",
+    )
 
 
 class ProviderSpec(_Strict):
@@ -164,6 +173,9 @@ class ProviderSpec(_Strict):
     kind: ProviderKind = Field(description="client kind: the wire format the provider speaks")
     model: str | None = None
     context_window: NonNegative | None = None
+    cache_breakpoints: Literal["none", "system", "system_and_last"] = Field(
+        default="none", description="anthropic client: where it places cache_control"
+    )
     fake: FakeSpec = FakeSpec()
 
     @model_validator(mode="after")

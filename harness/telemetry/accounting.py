@@ -17,7 +17,7 @@ from typing import Final
 from opentelemetry.sdk.trace import ReadableSpan
 from prometheus_client import CollectorRegistry
 
-from harness.events import Event, event_kind
+from harness.events import Event, HistoryTrimmed, event_kind
 from harness.telemetry import names as n
 
 ACCOUNTED: Final[dict[str, n.MetricSpec]] = {
@@ -82,3 +82,27 @@ def account(
 def unbalanced(tallies: Mapping[str, Tally]) -> dict[str, Tally]:
     """The kinds whose three counts differ (empty when the accounting holds)."""
     return {kind: tally for kind, tally in tallies.items() if not tally.balanced}
+
+
+def cache_loss_tally(
+    events: Iterable[Event],
+    registry: CollectorRegistry,
+    spans: Iterable[ReadableSpan],
+    *,
+    baseline: float = 0.0,
+) -> Tally:
+    """Cache loss accounts in tokens: the sum over ``HistoryTrimmed`` events, the cache-loss
+    counter's growth since ``baseline``, and the sum of the trim span events' attribute."""
+    total = sum(e.cache_loss_tokens or 0 for e in events if isinstance(e, HistoryTrimmed))
+    metric = -baseline
+    for family in registry.collect():
+        for sample in family.samples:
+            if sample.name == n.CACHE_LOSS.name:
+                metric += sample.value
+    recorded = 0
+    for span in spans:
+        for event in span.events:
+            value = (event.attributes or {}).get(n.ATTR_CACHE_LOSS_TOKENS)
+            if event.name == n.EVENT_HISTORY_TRIMMED and isinstance(value, int):
+                recorded += value
+    return Tally(events=total, metric=metric, span_events=recorded)

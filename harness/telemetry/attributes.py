@@ -154,6 +154,7 @@ def _trim(event: HistoryTrimmed) -> Attributes:
             n.ATTR_MODEL: event.model,
             n.ATTR_CHANNEL: event.channel,
             n.ATTR_AGENT_ALIAS: event.agent_alias,
+            n.ATTR_CACHE_LOSS_TOKENS: event.cache_loss_tokens,
         }
     )
 

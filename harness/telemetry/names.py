@@ -145,6 +145,7 @@ ATTR_RECOVERY_TRIMMED: Final = "trimscope.recovery.trimmed"
 ATTR_RECOVERY_OUTCOME: Final = "trimscope.recovery.outcome"
 ATTR_TOOL_RESULT_BYTES: Final = "trimscope.tool.result_bytes"
 ATTR_TOOL_TRUNCATED: Final = "trimscope.tool.truncated"
+ATTR_CACHE_LOSS_TOKENS: Final = "trimscope.trim.cache_loss_tokens"
 ATTR_INCOMPLETE: Final = "trimscope.incomplete"
 """Set on spans still open when the observer was closed (an aborted run)."""
 
@@ -166,6 +167,7 @@ LABEL_OUTCOME: Final = "outcome"
 LABEL_TOOL: Final = "tool"
 LABEL_REFERENCE_VERDICT: Final = "reference_verdict"
 LABEL_EXTENDED_VERDICT: Final = "extended_verdict"
+LABEL_CACHE: Final = "cache"
 LABEL_GEN_AI_OPERATION: Final = "gen_ai_operation_name"
 LABEL_GEN_AI_PROVIDER: Final = "gen_ai_provider_name"
 LABEL_GEN_AI_MODEL: Final = "gen_ai_request_model"
@@ -345,6 +347,21 @@ TOOL_RESULTS_TRUNCATED: Final = MetricSpec(
     "Tool results cut to the recorded-result limit.",
     (LABEL_TOOL,),
 )
+CACHE_READ: Final = "read"
+CACHE_WRITE: Final = "write"
+CACHE_UNCACHED: Final = "uncached"
+INPUT_TOKENS: Final = MetricSpec(
+    "trimscope_provider_input_tokens_total",
+    "counter",
+    "Input tokens providers reported, by cache: read (hits), write, uncached (the rest).",
+    (*_ROUTE, LABEL_CACHE),
+)
+CACHE_LOSS: Final = MetricSpec(
+    "trimscope_cache_loss_tokens_total",
+    "counter",
+    "Tokens of the route's last request a trimmed history no longer shares as a prefix.",
+    (LABEL_TRIGGER, LABEL_PROVIDER),
+)
 GEN_AI_TOKEN_USAGE: Final = MetricSpec(
     "gen_ai_client_token_usage",
     "histogram",
@@ -378,6 +395,8 @@ METRICS: Final = (
     TURNS,
     TOOL_CALLS,
     TOOL_RESULTS_TRUNCATED,
+    INPUT_TOKENS,
+    CACHE_LOSS,
     GEN_AI_TOKEN_USAGE,
     GEN_AI_DURATION,
 )

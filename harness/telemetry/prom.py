@@ -140,6 +140,8 @@ class PrometheusObserver:
         self._overflows_settled = children[n.OVERFLOWS.name]
         self._tool_calls = children[n.TOOL_CALLS.name]
         self._tools_truncated = children[n.TOOL_RESULTS_TRUNCATED.name]
+        self._input_tokens = children[n.INPUT_TOKENS.name]
+        self._cache_loss = children[n.CACHE_LOSS.name]
         self._exemplar_trace_id: str | None = None
         self._exemplar: _Exemplar | None = None
 
@@ -215,6 +217,8 @@ class PrometheusObserver:
         labels = (trigger, provider)
         self._dropped_messages[labels].observe(event.dropped_messages, exemplar)
         self._dropped_turns[labels].observe(event.dropped_turns, exemplar)
+        if event.cache_loss_tokens is not None:
+            self._cache_loss[labels].inc(event.cache_loss_tokens, exemplar)
 
     def _budget(self, event: BudgetResolved, exemplar: _Exemplar | None) -> None:
         route = (event.provider, event.model or n.UNKNOWN)
@@ -260,6 +264,7 @@ class PrometheusObserver:
             self._token_usage[(n.OPERATION_CHAT, provider, model, n.TOKEN_TYPE_INPUT)].observe(
                 reported, exemplar
             )
+            self._cache_split(event, reported, exemplar)
         if event.output_tokens is not None:
             self._token_usage[(n.OPERATION_CHAT, provider, model, n.TOKEN_TYPE_OUTPUT)].observe(
                 event.output_tokens, exemplar
@@ -299,6 +304,19 @@ class PrometheusObserver:
             self._tools_truncated[(event.tool_name,)].inc(1, exemplar)
 
     # --- helpers ------------------------------------------------------------------------
+
+    def _cache_split(
+        self, event: ProviderCallFinished, reported: int, exemplar: _Exemplar | None
+    ) -> None:
+        """The reported input split into cache reads, cache writes and the rest."""
+        route = (event.provider, event.model or n.UNKNOWN)
+        read = event.cache_read_input_tokens or 0
+        write = event.cache_creation_input_tokens or 0
+        self._input_tokens[(*route, n.CACHE_READ)].inc(read, exemplar)
+        self._input_tokens[(*route, n.CACHE_WRITE)].inc(write, exemplar)
+        self._input_tokens[(*route, n.CACHE_UNCACHED)].inc(
+            max(0, reported - read - write), exemplar
+        )
 
     def _settle(self, session_id: str, exemplar: _Exemplar | None, *, recovered: bool) -> None:
         """Count the session's pending overflows, settled (``recovered`` or not)."""

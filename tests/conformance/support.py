@@ -3,6 +3,7 @@ the verdicts back."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -95,6 +96,7 @@ async def conform(
     max_input_tokens: int | None = None,
     environ: Mapping[str, str] | None = None,
     observers: Sequence[Observer] = (),
+    probe_cache: bool = False,
 ) -> Conformed:
     """Serve, then run; by default the claim is the fake's real window."""
     running, base_url = serve(
@@ -110,6 +112,7 @@ async def conform(
         max_input_tokens=max_input_tokens,
     )
     sleeps = Sleeps()
+    chosen = dataclasses.replace(chosen, probe_cache=probe_cache)
     report = await run_conformance(plan(chosen, environ or {}), sleep=sleeps, observers=observers)
     return Conformed(report, running, base_url, sleeps)
 

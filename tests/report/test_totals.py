@@ -117,3 +117,32 @@ def test_a_call_that_never_finished_is_drawn_as_unfinished_in_an_incomplete_sess
     assert session.incomplete == "a turn never finished (the run stopped mid-turn)"
     totals = totals_of([session], files=1)
     assert (totals.sessions, totals.calls, totals.incomplete_sessions) == (0, 0, 1)
+
+
+def test_totals_show_what_the_cache_read_wrote_and_the_trims_lost() -> None:
+    session = (
+        Session()
+        .turn()
+        .call(2000, cache_write=1500)
+        .trim(TrimTrigger.PROACTIVE, cache_loss=1200)
+        .call(1800, cache_read=1024)
+        .trim(TrimTrigger.TURN_LIMIT, TURN_REASON)
+        .trim(TrimTrigger.REACTIVE, cache_loss=300)
+        .call(900, outcome="overflow")
+        .end()  # the totals count complete sessions only
+    )
+    cache = totals_of(sessions_of(SOURCE, session.events), 1).cache
+    assert (cache.input_tokens, cache.cache_read_tokens, cache.cache_write_tokens) == (
+        3800,
+        1024,
+        1500,
+    )
+    assert cache.hit_ratio == 1024 / 3800
+    assert cache.cache_loss_by_trigger == {"proactive": 1200, "reactive": 300}
+
+
+def test_the_page_has_a_prompt_cache_table(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.jsonl", Session().turn().call(2000, cache_read=1024).end())
+    page = build([path]).html()
+    assert "Prompt cache" in page
+    assert "0.512" in page

@@ -107,7 +107,15 @@ class Session:
         )
         return self
 
-    def call(self, estimate: int, *, outcome: str = "ok", compacted: bool = False) -> Session:
+    def call(
+        self,
+        estimate: int,
+        *,
+        outcome: str = "ok",
+        compacted: bool = False,
+        cache_read: int | None = None,
+        cache_write: int | None = None,
+    ) -> Session:
         self.calls += 1
         call_id = f"{self.session_id}-c{self.calls}"
         self.events.append(
@@ -133,6 +141,8 @@ class Session:
                 outcome=CallOutcome(outcome),
                 duration_s=0.1,
                 input_tokens=estimate if outcome == "ok" else None,
+                cache_read_input_tokens=cache_read,
+                cache_creation_input_tokens=cache_write,
                 finish_reasons=("stop",) if outcome == "ok" else (),
             )
         )
@@ -176,7 +186,13 @@ class Session:
         )
         return self
 
-    def trim(self, trigger: TrimTrigger, reason: str = BUDGET_REASON, dropped: int = 2) -> Session:
+    def trim(
+        self,
+        trigger: TrimTrigger,
+        reason: str = BUDGET_REASON,
+        dropped: int = 2,
+        cache_loss: int | None = None,
+    ) -> Session:
         self.events.append(
             HistoryTrimmed(
                 **self._common(),
@@ -190,6 +206,7 @@ class Session:
                 budget_tokens=6000,
                 provider=self.provider,
                 model="m",
+                cache_loss_tokens=cache_loss,
             )
         )
         return self

@@ -202,6 +202,10 @@ _TEXT: dict[str, tuple[str, str]] = {
         fake("fault: {kind: hang, seconds: .nan}"),
         f"9: {DEFAULT}.fault.seconds: expected a finite number, found nan",
     ),
+    "fake-clock-nan": (
+        sub(FAKE_DEFAULT, f"{FAKE_DEFAULT}\n      seconds_per_call: .nan"),
+        "10: providers.openai.main.fake.seconds_per_call: expected a finite number, found nan",
+    ),
     "infinite-input-factor": (
         fake("usage: {input_factor: .inf}"),
         f"9: {DEFAULT}.usage.input_factor: expected a finite number, found inf",

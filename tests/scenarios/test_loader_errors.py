@@ -23,7 +23,8 @@ CASES = {
     "typo": (
         TYPO,
         "7: providers.openai.main.modle: expected one of the keys: kind, model,"
-        " context_window, fake, found unknown key 'modle' (did you mean 'model'?)",
+        " context_window, cache_breakpoints, fake, found unknown key 'modle'"
+        " (did you mean 'model'?)",
     ),
     "wrong-type": (
         WRONG_TYPE,

@@ -41,6 +41,10 @@ MODEL = "gpt-test"
 AGENT = "coder"
 WINDOW = 8000
 BUDGET = 6000
+CACHE_LOSS = 1500
+"""Tokens each budget trim of the script loses from the cached prefix."""
+CACHE_READ = 1024
+"""Input tokens each successful call of the script reads from the cache."""
 OVERFLOW_CODE = "context_length_exceeded"
 
 
@@ -123,6 +127,7 @@ class Script:
             budget_tokens=BUDGET,
             provider=self.provider,
             model=self.model,
+            cache_loss_tokens=None if trigger is TrimTrigger.TURN_LIMIT else CACHE_LOSS,
         )
         self._emit(event)
         return event
@@ -184,6 +189,7 @@ class Script:
                 duration_s=0.3 if ok else 0.1,
                 input_tokens=(input_tokens or estimate) if ok else None,
                 output_tokens=50 if ok else None,
+                cache_read_input_tokens=CACHE_READ if ok else None,
                 finish_reasons=finish if ok else (),
                 error_type=None if ok else OVERFLOW_CODE,
                 status_code=200 if ok else 400,

@@ -58,7 +58,7 @@ from harness.telemetry import (
     unbalanced,
 )
 from harness.telemetry import names as n
-from harness.telemetry.accounting import ACCOUNTED
+from harness.telemetry.accounting import ACCOUNTED, cache_loss_tally
 from harness.telemetry.attributes import Decision, decision_attributes
 from tests.telemetry.scripted import scripted_session
 
@@ -205,6 +205,13 @@ def _problems(
                 f"{name} span events: missing {sum(missing.values())}, "
                 f"extra {sum(extra.values())}: {list(missing or extra)[:2]}"
             )
+    loss = cache_loss_tally(events, registry, spans)
+    if not loss.balanced:
+        problems.append(f"cache loss: {loss}")
+    reported = sum(e.input_tokens or 0 for e in events if isinstance(e, ProviderCallFinished))
+    split = sum(_counter_samples(registry, n.INPUT_TOKENS).values())
+    if reported != split:
+        problems.append(f"input tokens: {reported} reported, {n.INPUT_TOKENS.name} +{split}")
     for what, (spec, counts) in ONE_FOR_ONE.items():
         seen = sum(1 for e in events if counts(e))
         metric = sum(_counter_samples(registry, spec).values())

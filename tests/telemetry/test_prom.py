@@ -31,6 +31,7 @@ from prometheus_client.parser import text_fd_to_metric_families
 from harness.events import (
     Event,
     HistoryTrimmed,
+    ProviderCallFinished,
     ProviderCallStarted,
     RecoveryAttempted,
     ToolCallStarted,
@@ -49,6 +50,8 @@ from harness.telemetry import names as n
 from tests.telemetry.conftest import Harness
 from tests.telemetry.metrics_text import label_sets, value
 from tests.telemetry.scripted import (
+    CACHE_LOSS,
+    CACHE_READ,
     MODEL,
     OVERFLOW_CODE,
     PROVIDER,
@@ -475,3 +478,35 @@ def test_exemplars_link_only_to_traces_the_sampler_recorded() -> None:
     assert linked
     assert linked <= exported
     provider.shutdown()
+
+
+def test_cache_loss_is_counted_in_tokens_by_trigger_turn_limit_trims_unmeasured(
+    harness: Harness,
+) -> None:
+    registry = _fed(harness)
+    loss = n.CACHE_LOSS.name
+    for trigger in ("proactive", "reported_usage", "reactive"):
+        assert value(registry, loss, trigger=trigger) == CACHE_LOSS
+    assert {s[n.LABEL_TRIGGER] for s in label_sets(registry, loss)} == {
+        "proactive",
+        "reported_usage",
+        "reactive",
+    }
+
+
+def test_reported_input_is_split_into_cache_reads_writes_and_the_rest() -> None:
+    registry = CollectorRegistry()
+    observer = PrometheusObserver(registry)
+    script = Script()
+    script.turn()
+    script.call(5000, input_tokens=5200)
+    for event in script.events:
+        observer.on_event(
+            dataclasses.replace(event, cache_creation_input_tokens=300)
+            if isinstance(event, ProviderCallFinished)
+            else event
+        )
+    split = n.INPUT_TOKENS.name
+    assert value(registry, split, cache=n.CACHE_READ) == CACHE_READ
+    assert value(registry, split, cache=n.CACHE_WRITE) == 300
+    assert value(registry, split, cache=n.CACHE_UNCACHED) == 5200 - CACHE_READ - 300

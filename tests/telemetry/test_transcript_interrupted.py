@@ -50,7 +50,7 @@ def test_before_any_event_the_mark_names_no_session(tmp_path: Path) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), max_size=12))
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), min_size=1, max_size=12))
 def test_exactly_the_sessions_with_an_open_turn_are_marked(steps: list[tuple[str, bool]]) -> None:
     """Any interleaving of turn starts and ends: the marks name the sessions whose last
     turn event is a start, or else the last session seen."""

@@ -1,0 +1,80 @@
+"""A price table: per model, USD (or the file's currency) per million tokens.
+
+The file is YAML (``docs/prices.example.yaml`` is a dated example with its sources)::
+
+    date: 2026-12-01
+    currency: USD
+    models:
+      claude-sonnet-4-5: {input: 3.0, cached_input: 0.3, cache_write: 3.75, output: 15.0,
+                          source: "https://..."}
+
+``cache_write`` defaults to ``input`` (providers that do not charge writes apart bill them
+as input). Every problem is reported as ``file:line: key.path: expected ..., found ...``
+(``harness.cli.prices.load_prices``); the CLI exits 2 before running anything.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PER_TOKENS = 1_000_000
+Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class ModelPrice(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: Price
+    cached_input: Price
+    output: Price
+    cache_write: Price | None = None
+    source: str | None = None
+
+    @property
+    def write(self) -> float:
+        return self.input if self.cache_write is None else self.cache_write
+
+
+class PriceTable(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    date: dt.date
+    currency: str = "USD"
+    models: dict[str, ModelPrice] = Field(min_length=1)
+
+    def price(self, model: str) -> ModelPrice | None:
+        return self.models.get(model)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Input tokens split by cache, and output tokens (sums over calls)."""
+
+    uncached: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+
+    def cost(self, price: ModelPrice) -> float:
+        return (
+            self.uncached * price.input
+            + self.cache_read * price.cached_input
+            + self.cache_write * price.write
+            + self.output * price.output
+        ) / PER_TOKENS
+
+    def saved(self, price: ModelPrice) -> float:
+        """What the cache saved against sending every input token uncached (writes that
+        cost more than input count against it)."""
+        read = self.cache_read * (price.input - price.cached_input)
+        written = self.cache_write * (price.write - price.input)
+        return (read - written) / PER_TOKENS
+
+
+def lost(tokens: int, price: ModelPrice) -> float:
+    """What ``tokens`` of lost cached prefix cost when sent again uncached instead."""
+    return tokens * (price.input - price.cached_input) / PER_TOKENS

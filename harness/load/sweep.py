@@ -1,0 +1,185 @@
+"""Budget sweeps: the same workload at each value of one runtime setting, one table.
+
+``--sweep KEY=V1,V2,...`` with KEY one of:
+
+- ``budget``: an absolute budget in tokens (``max_context_tokens``; the compact ratio is
+  unset so the absolute value decides; 0 is the reference's "no trimming" sentinel);
+- ``ratio``: ``context_compact_ratio`` (0 < ratio <= 1), the absolute budget kept;
+- ``turn_limit``: ``max_history_messages`` (turns kept by the turn-limit trim).
+
+Only the swept setting changes; the reference rules are the ones that run. Each value is
+a full run (fresh fake servers, so fresh provider caches); its row is read off that run's
+summary (``sweep_row``), so the table and ``--json`` agree with the per-run summaries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Final, Literal, TypeAlias, cast
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.atomic import write_text_atomic
+from harness.load.summary import LoadSummary
+from harness.load.template import SessionTemplate
+
+SweepKey: TypeAlias = Literal["budget", "ratio", "turn_limit"]
+SWEEP_KEYS: Final[tuple[SweepKey, ...]] = ("budget", "ratio", "turn_limit")
+MAX_SWEEP_VALUES: Final = 20
+TRIGGERS: Final = ("proactive", "reported_usage", "reactive", "turn_limit")
+_FORMAT: Final = f"KEY=V1,V2,... with KEY one of {', '.join(SWEEP_KEYS)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    key: SweepKey
+    values: tuple[float, ...]
+
+
+def _value(key: SweepKey, text: str) -> float:
+    try:
+        value = float(text) if key == "ratio" else int(text)
+    except ValueError:
+        kind = "a number" if key == "ratio" else "a whole number"
+        raise ValueError(f"--sweep: {key} values are {kind}, found {text!r}") from None
+    if key == "ratio" and not 0 < value <= 1:
+        raise ValueError(f"--sweep: a ratio is above 0 and at most 1, found {text!r}")
+    if value < 0:
+        raise ValueError(f"--sweep: {key} values are at least 0, found {text!r}")
+    return value
+
+
+def parse_sweep(text: str) -> Sweep:
+    """``KEY=V1,V2,...``; ``ValueError`` names what is wrong."""
+    name, sep, listed = text.partition("=")
+    if not sep or name.strip() not in SWEEP_KEYS:
+        raise ValueError(f"--sweep: expected {_FORMAT}, found {text!r}")
+    key = cast(SweepKey, name.strip())
+    parts = [p.strip() for p in listed.split(",")]
+    if not listed.strip() or any(not p for p in parts):
+        raise ValueError(f"--sweep: expected {_FORMAT}, found {text!r}")
+    if len(parts) > MAX_SWEEP_VALUES:
+        raise ValueError(f"--sweep: at most {MAX_SWEEP_VALUES} values, found {len(parts)}")
+    values = tuple(_value(key, p) for p in parts)
+    if len(set(values)) != len(values):
+        raise ValueError(f"--sweep: each value once, found {text!r}")
+    return Sweep(key, values)
+
+
+def swept(template: SessionTemplate, key: SweepKey, value: float) -> SessionTemplate:
+    """``template`` with the swept setting at ``value`` (module doc)."""
+    profile = template.profile
+    if key == "budget":
+        profile = replace(profile, max_context_tokens=int(value), context_compact_ratio=None)
+    elif key == "ratio":
+        profile = replace(profile, context_compact_ratio=value)
+    else:
+        profile = replace(profile, max_history_messages=int(value))
+    label = f"{int(value)}" if key != "ratio" else f"{value:g}"
+    return replace(template, profile=profile, name=f"{template.name} {key}={label}")
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRow:
+    value: float
+    sessions: int
+    trims_per_session: dict[str, float]
+    overflows_per_session: float
+    recovery_rate: float | None
+    capacity_refusals_per_session: float
+    cache_hit_ratio: float | None
+    cache_loss_per_session: float | None
+    input_tokens_per_session: float | None
+    cost_per_session: float | None
+    request_tokens_p50: float | None
+    request_tokens_p95: float | None
+
+
+def _per(count: float, sessions: int) -> float:
+    return round(count / sessions, 4) if sessions else 0.0
+
+
+def sweep_row(value: float, summary: LoadSummary) -> SweepRow:
+    """One row: per-session figures over the sessions that started. The recovery rate is
+    the share of detected overflows whose reactive trim retried (``retrying``)."""
+    n = summary.sessions_started
+    by_trigger = dict.fromkeys(TRIGGERS, 0)
+    for row in summary.trims:
+        by_trigger[row.trigger] = by_trigger.get(row.trigger, 0) + row.count
+    overflows = summary.overflows_detected
+    retried = summary.recoveries.get("retrying", 0)
+    cache, cost = summary.cache, summary.cost
+    return SweepRow(
+        value=value,
+        sessions=n,
+        trims_per_session={t: _per(c, n) for t, c in by_trigger.items()},
+        overflows_per_session=_per(overflows, n),
+        recovery_rate=round(retried / overflows, 4) if overflows else None,
+        capacity_refusals_per_session=_per(summary.capacity_refusals, n),
+        cache_hit_ratio=cache.hit_ratio if cache else None,
+        cache_loss_per_session=cache.cache_loss_per_session if cache else None,
+        input_tokens_per_session=cache.input_tokens_per_session if cache else None,
+        cost_per_session=cost.per_session if cost else None,
+        request_tokens_p50=cache.request_tokens_p50 if cache else None,
+        request_tokens_p95=cache.request_tokens_p95 if cache else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SweepSummary:
+    key: SweepKey
+    template: str
+    currency: str | None
+    rows: list[SweepRow]
+    runs: list[LoadSummary]
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _lines(row: SweepRow) -> list[tuple[str, str]]:
+    return [
+        *((f"{t} trims/session", _num(row.trims_per_session[t])) for t in TRIGGERS),
+        ("overflows/session", _num(row.overflows_per_session)),
+        ("overflows recovered", _num(row.recovery_rate, 3)),
+        ("capacity refusals/session", _num(row.capacity_refusals_per_session)),
+        ("cache hit ratio", _num(row.cache_hit_ratio, 3)),
+        ("cache loss/session (tokens)", _num(row.cache_loss_per_session, 0)),
+        ("input tokens/session", _num(row.input_tokens_per_session, 0)),
+        ("cost/session", _num(row.cost_per_session, 6)),
+        ("request tokens p50", _num(row.request_tokens_p50, 0)),
+        ("request tokens p95", _num(row.request_tokens_p95, 0)),
+    ]
+
+
+def render_sweep(sweep: SweepSummary, console: Console) -> None:
+    """One table: a column per swept value, a row per measure."""
+    table = Table(title=f"trimscope load --sweep {sweep.key} ({sweep.template})")
+    table.add_column(sweep.key, style="bold")
+    for row in sweep.rows:
+        table.add_column(f"{row.value:g}", justify="right")
+    columns = [_lines(row) for row in sweep.rows]
+    for index, (what, _) in enumerate(columns[0] if columns else []):
+        shown = f"{what} ({sweep.currency})" if what == "cost/session" and sweep.currency else what
+        table.add_row(shown, *(column[index][1] for column in columns))
+    console.print(table)
+
+
+def write_sweep_json(sweep: SweepSummary, path: Path) -> None:
+    """Write ``sweep`` (rows and every run's summary) to ``path`` atomically."""
+    write_text_atomic(path, json.dumps(asdict(sweep), indent=2) + "\n")
+
+
+def sweep_summary(
+    sweep: Sweep, template: str, runs: Sequence[LoadSummary], currency: str | None
+) -> SweepSummary:
+    """The rows of the values that ran, in order: a signal ends a sweep after the run it
+    stopped, so ``runs`` may cover only the first values (the last one marked interrupted)."""
+    values = sweep.values[: len(runs)]
+    rows = [sweep_row(v, s) for v, s in zip(values, runs, strict=True)]
+    return SweepSummary(sweep.key, template, currency, rows, list(runs))
