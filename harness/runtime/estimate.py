@@ -9,9 +9,11 @@ Everything else is priced by its bytes.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, contains, eq, methodcaller, not_
 
 from harness.runtime.carriers import is_prompt_tool_carrier, is_tool_result_carrier, parse_carrier
 from harness.runtime.constants import (
@@ -19,6 +21,7 @@ from harness.runtime.constants import (
     IMAGE_MARKER_PREFIX,
     IMAGE_TOKEN_ESTIMATE,
     PER_MESSAGE_FRAMING_TOKENS,
+    TOOL_RESULTS_PREFIX,
 )
 from harness.runtime.messages import ChatMessage, to_json
 from harness.runtime.text import RUST_WHITESPACE, div_ceil, rust_trim, utf8_len
@@ -130,6 +133,18 @@ def message_tokens(message: ChatMessage, *, current_carrier: bool) -> int:
 
 
 _OLDER = attrgetter("_older_tokens")
+_OPENS_TURN = attrgetter("_opens_turn")
+_CONTENT = attrgetter("content")
+_ROLE = attrgetter("role")
+# The hidden slots' own setters: they bypass the frozen dataclass's ``__setattr__`` (as
+# ``object.__setattr__`` does) without looking the slot up by name for every row.
+_REMEMBER_OLDER = ChatMessage._older_tokens.__set__  # type: ignore[attr-defined]
+_REMEMBER_OPENS_TURN = ChatMessage._opens_turn.__set__  # type: ignore[attr-defined]
+_REMEMBER_CURRENT = ChatMessage._current_tokens.__set__  # type: ignore[attr-defined]
+_ENCODE = methodcaller("encode", "utf-8", "surrogatepass")  # as text.utf8_len
+_CARRIER = TOOL_RESULTS_PREFIX
+# ceil(bytes / B) + F == (bytes + B - 1 + F * B) // B
+_PLAIN_ROUNDING = BYTES_PER_TOKEN - 1 + PER_MESSAGE_FRAMING_TOKENS * BYTES_PER_TOKEN
 _CURRENT = attrgetter("_current_tokens")
 
 
@@ -137,19 +152,40 @@ _CARRIER_LEADS = frozenset("[" + RUST_WHITESPACE)
 
 
 def _measure_older(rows: Sequence[ChatMessage]) -> list[int]:
-    """Price rows as older rows and remember it on each: one tight loop where rows that
-    can be neither carriers nor image-bearing user rows (most rows) are priced inline."""
-    costs: list[int] = []
-    remember = object.__setattr__
-    for row in rows:
-        role, content = row.role, row.content
-        if role == "user" and (content[:1] in _CARRIER_LEADS or IMAGE_MARKER_PREFIX in content):
-            cost = message_tokens(row, current_carrier=False)
-        else:
-            size = len(content) if content.isascii() else utf8_len(content)
-            cost = (size + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN + PER_MESSAGE_FRAMING_TOKENS
-        remember(row, "_older_tokens", cost)
-        costs.append(cost)
+    """Price rows as older rows and remember it on each, with whether each opens a turn
+    (``turns.is_turn_boundary``: the trimmers read both of every row).
+
+    The cold path (every row of a restored session, measured once), written as C-level
+    passes over the batch: a Python loop touching every row cost more than everything
+    else together. Python touches only the rows that need it: the non-ASCII ones (their
+    UTF-8 size needs an encode, the one cost here that grows with the text), the user
+    rows that open a turn, and the user rows with an image marker.
+    """
+    count = len(rows)
+    contents = list(map(_CONTENT, rows))
+    sizes = list(map(len, contents))
+    wide = list(compress(range(count), map(not_, map(str.isascii, contents))))
+    for index, size in zip(
+        wide, map(len, map(_ENCODE, map(contents.__getitem__, wide))), strict=True
+    ):
+        sizes[index] = size
+    costs = [(size + _PLAIN_ROUNDING) // BYTES_PER_TOKEN for size in sizes]
+    users = list(compress(range(count), map(eq, map(_ROLE, rows), repeat("user"))))
+    user_texts = list(map(contents.__getitem__, users))
+    # Turn openers: the prompts (and the rare carrier with leading whitespace).
+    openers = list(compress(users, map(not_, map(str.startswith, user_texts, repeat(_CARRIER)))))
+    opens = [False] * count
+    for index in openers:
+        opens[index] = True
+    # Only a prompt's image markers are priced as images (an older carrier costs its
+    # bytes), so the long carriers are never scanned for markers.
+    prompts = list(map(contents.__getitem__, openers))
+    for index in compress(openers, map(contains, prompts, repeat(IMAGE_MARKER_PREFIX))):
+        content = contents[index]
+        if not is_prompt_tool_carrier(content):
+            costs[index] = _user_row_tokens(content)
+    deque(map(_REMEMBER_OLDER, rows, costs), maxlen=0)
+    deque(map(_REMEMBER_OPENS_TURN, rows, opens), maxlen=0)
     return costs
 
 
@@ -159,7 +195,7 @@ def _measure_current(rows: Sequence[ChatMessage]) -> list[int]:
     for index, row in enumerate(rows):
         if is_tool_result_carrier(row):
             costs[index] = message_tokens(row, current_carrier=True)
-        object.__setattr__(row, "_current_tokens", costs[index])
+        _REMEMBER_CURRENT(row, costs[index])
     return costs
 
 
@@ -172,6 +208,14 @@ def _costs(
         return list(map(remembered, rows))  # every row measured before: C speed
     except AttributeError:
         return measure(rows)
+
+
+def older_costs(rows: Sequence[ChatMessage]) -> tuple[list[int], list[bool]]:
+    """Every row's cost as an older row (``message_tokens(row, current_carrier=False)``)
+    and whether it opens a turn (``turns.is_turn_boundary``): remembered, or measured and
+    remembered."""
+    costs = _costs(rows, _OLDER, _measure_older)
+    return costs, list(map(_OPENS_TURN, rows))  # _measure_older remembers both
 
 
 def row_costs(rows: Sequence[ChatMessage], anchor: int | None) -> list[int]:

@@ -136,8 +136,8 @@ def trim_to_recent_turns(
     """
     rows = list(history)
     body_start = leading_system_count(rows) + crumb_offset(rows, crumb_present)
+    probes = _ProbeCosts(rows, body_start)  # first: measuring a row remembers its boundary
     boundaries = boundary_indices(rows[body_start:])
-    probes = _ProbeCosts(rows, body_start)
     untouched = TrimResult(rows, 0, 0, len(boundaries), probes.total, probes.total, False)
     if budget_tokens == 0 or probes.total <= budget_tokens or len(boundaries) <= 1:
         return untouched

@@ -7,10 +7,11 @@ Provenance of the breadcrumb is an owner flag, never the row's text.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, eq
 
 from harness.runtime.constants import BREADCRUMB, TOOL_RESULTS_PREFIX
 from harness.runtime.messages import Chat, ChatMessage, ConversationMessage
@@ -23,6 +24,8 @@ def is_turn_boundary(message: ChatMessage) -> bool:
 
 
 _OPENS_TURN = attrgetter("_opens_turn")
+_ROLE = attrgetter("role")
+_REMEMBER_OPENS_TURN = ChatMessage._opens_turn.__set__  # type: ignore[attr-defined]
 
 
 def boundary_indices(rows: Sequence[ChatMessage]) -> list[int]:
@@ -31,12 +34,11 @@ def boundary_indices(rows: Sequence[ChatMessage]) -> list[int]:
     try:
         flags = list(map(_OPENS_TURN, rows))
     except AttributeError:
-        flags = []
-        remember = object.__setattr__
-        for row in rows:  # is_turn_boundary, inlined: this is the first scan of every row
-            opens = row.role == "user" and not row.content.startswith(TOOL_RESULTS_PREFIX)
-            remember(row, "_opens_turn", opens)
-            flags.append(opens)
+        # First scan: C-level passes, Python only for the user rows (is_turn_boundary).
+        flags = [False] * len(rows)
+        for index in compress(range(len(rows)), map(eq, map(_ROLE, rows), repeat("user"))):
+            flags[index] = not rows[index].content.startswith(TOOL_RESULTS_PREFIX)
+        deque(map(_REMEMBER_OPENS_TURN, rows, flags), maxlen=0)
     return list(compress(range(len(rows)), flags))
 
 
