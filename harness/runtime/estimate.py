@@ -12,7 +12,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import attrgetter, contains, eq, methodcaller, not_
 
 from harness.runtime.carriers import is_prompt_tool_carrier, is_tool_result_carrier, parse_carrier
@@ -223,9 +223,12 @@ def row_costs(rows: Sequence[ChatMessage], anchor: int | None) -> list[int]:
     them when ``anchor`` is None). Each row is measured once and remembers its costs (see
     ``ChatMessage``); a carrier's current-turn cost is measured only when it is needed."""
     split = 0 if anchor is None else anchor
-    return _costs(rows[:split], _OLDER, _measure_older) + _costs(
-        rows[split:], _CURRENT, _measure_current
-    )
+    try:  # the older part is most of a long history: no slice, no concatenated copy
+        costs = list(map(_OLDER, islice(rows, split)))
+    except AttributeError:
+        costs = _measure_older(rows[:split])
+    costs += _costs(rows[split:], _CURRENT, _measure_current)
+    return costs
 
 
 def current_turn_start(history: Sequence[ChatMessage]) -> int:
