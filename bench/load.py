@@ -36,7 +36,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -66,6 +66,9 @@ from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 ROUNDS = 5  # medians of five: a single round on 2 shared cores varies by ±5%
 FLOOR_ROUNDS = 7
+SHORT_TURNS, SHORT_SESSIONS, LONG_TURNS, LONG_SESSIONS, LENGTH_ROUNDS = 20, 20, 300, 4, 3
+GOAL_SESSION_LENGTH = 1.1  # issue 15: per-call agent time, long ÷ short sessions
+GOAL_MEMORY = 1.25  # issue 15: an idle 50-turn session's memory ÷ its history's text
 SAMPLE_ONE_IN = 10
 SAMPLED = ParentBased(TraceIdRatioBased(1 / SAMPLE_ONE_IN))
 """Information beside the goal: a load run's traces sampled per turn, metrics complete."""
@@ -292,6 +295,33 @@ async def observer_floor(plan: LoadPlan, say: Callable[[str], None]) -> Floor:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class SessionLength:
+    short_ms: float
+    long_ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.long_ms / self.short_ms if self.short_ms else 0.0
+
+
+async def session_length(plan: LoadPlan, say: Callable[[str], None]) -> SessionLength:
+    """The agent's time per call outside HTTP (p50) in short and long sessions of the same
+    workload, interleaved over ``LENGTH_ROUNDS`` rounds, medians compared."""
+    say(f"agent time per call: {SHORT_TURNS}-turn against {LONG_TURNS}-turn sessions ...")
+    short: list[float] = []
+    long: list[float] = []
+    for r in range(LENGTH_ROUNDS):
+        for turns, sessions, out in (
+            (SHORT_TURNS, SHORT_SESSIONS, short),
+            (LONG_TURNS, LONG_SESSIONS, long),
+        ):
+            sized = replace(plan, turns=turns, sessions=sessions, concurrency=sessions)
+            summary = await run_sessions(sized, RunOptions(session_prefix=f"len{turns}-{r}-"))
+            out.append(summary.overhead.p50_ms or 0.0)
+    return SessionLength(statistics.median(short), statistics.median(long))
+
+
 async def measure(plan: LoadPlan, say: Callable[[str], None]) -> dict[str, list[Measured]]:
     say(f"recording the request bodies of {plan.sessions} sessions (also the warm-up) ...")
     recorded = await record(plan)
@@ -306,7 +336,11 @@ async def measure(plan: LoadPlan, say: Callable[[str], None]) -> dict[str, list[
 
 
 def report(
-    runs: dict[str, list[Measured]], memory: Memory, floor: Floor, say: Callable[[str], None]
+    runs: dict[str, list[Measured]],
+    memory: Memory,
+    floor: Floor,
+    length: SessionLength,
+    say: Callable[[str], None],
 ) -> None:
     rate = {k: _median(v, lambda m: m.rate) for k, v in runs.items()}
     cpu = {k: _median(v, lambda m: m.cpu_ms_per_call) for k, v in runs.items()}
@@ -340,6 +374,8 @@ def report(
         ["Prometheus observer alone (no exemplars): off ÷ on − 1",
          f"{apart['prometheus']:+.1%}"],
         ["agent time per call outside HTTP (p50, trim + estimate + checks)", f"{agent:.3f} ms"],
+        [f"the same, {LONG_TURNS}-turn ÷ {SHORT_TURNS}-turn sessions "
+         f"({length.long_ms:.3f} / {length.short_ms:.3f} ms)", f"{length.ratio:.2f}×"],
         [f"idle session holding a {MEMORY_TURNS}-turn history ({history})",
          f"{memory.per_session / 1024:,.1f} KiB"],
         [f"process-wide row caches after those {sessions} (bounded, shared)",
@@ -353,7 +389,10 @@ def report(
         ],
     )
     goals = [_goal(overhead, GOAL_OVERHEAD), info, _ratio_goal(floor.ratio, GOAL_FLOOR_RATIO)]
-    goals += [info, info, _goal(apart["sampled"], GOAL_OBSERVERS)]
+    goals += [info, info, _goal(apart["sampled"], GOAL_OBSERVERS), info, info, info]
+    goals += [_ratio_goal(length.ratio, GOAL_SESSION_LENGTH)]
+    memory_ratio = memory.per_session / memory.text if memory.text else 0.0
+    goals += [f"{memory_ratio:.2f}× its text, " + _ratio_goal(memory_ratio, GOAL_MEMORY)]
     goals += [info] * (len(rows_out) - len(goals))
     say("")
     say(
@@ -410,9 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             plan = plan.with_base_urls(servers.start())
             runs = asyncio.run(measure(plan, say))
             floor = asyncio.run(observer_floor(plan, say))
+            length = asyncio.run(session_length(plan, say))
             say(f"memory: {MEMORY_SESSIONS} sessions × {MEMORY_TURNS} turns, tracemalloc ...")
             memory = asyncio.run(idle_memory(big.start()[ref], ref))
-    report(runs, memory, floor, say)
+    report(runs, memory, floor, length, say)
     say(f"total bench time {time.perf_counter() - began:.0f} s")
     return 0
 

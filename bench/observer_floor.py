@@ -61,11 +61,14 @@ def provider(exporter: SpanExporter) -> TracerProvider:
     return made
 
 
-def observers_replay(events: Sequence[Event], exporter: SpanExporter) -> Callable[[], None]:
+def observers_replay(
+    events: Sequence[Event], exporter: SpanExporter, registry: CollectorRegistry | None = None
+) -> Callable[[], None]:
     """A call that publishes ``events`` to fresh observers (built before it is called)."""
     tracer_provider = provider(exporter)
     otel = OtelObserver(tracer_provider)
-    prom = PrometheusObserver(CollectorRegistry(), trace_ids=otel.trace_id_of)
+    registry = CollectorRegistry() if registry is None else registry
+    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of)
     handlers = (otel.on_event, prom.on_event)
 
     def run() -> None:
@@ -73,6 +76,7 @@ def observers_replay(events: Sequence[Event], exporter: SpanExporter) -> Callabl
             for handler in handlers:  # EventBus.publish, without its lock and counters
                 handler(event)
         otel.close()
+        prom.close()
 
     return run
 
@@ -86,8 +90,9 @@ class _Program:
         self.slots = 0
 
 
-class _RecordingSpan:
-    """Delegates to the real span and logs every call the observer makes on it."""
+class _RecordingSpan(trace.Span):
+    """Delegates to the real span and logs every call the observer makes on it. A ``Span``
+    subclass: the API takes a parent from a context only if it is one."""
 
     def __init__(self, real: Any, slot: int, program: _Program) -> None:
         self._real, self.slot, self._program = real, slot, program
@@ -110,13 +115,19 @@ class _RecordingSpan:
         self._program.ops.append((_EVENT, self.slot, name, dict(attributes or {}), timestamp))
         self._real.add_event(name, attributes, timestamp=timestamp)
 
-    def set_status(self, status: Any) -> None:
-        self._program.ops.append((_STATUS, self.slot, status))
-        self._real.set_status(status)
+    def set_status(self, status: Any, description: str | None = None) -> None:
+        self._program.ops.append((_STATUS, self.slot, status, description))
+        self._real.set_status(status, description)
 
     def end(self, end_time: Any = None) -> None:
         self._program.ops.append((_END, self.slot, end_time))
         self._real.end(end_time=end_time)
+
+    def update_name(self, name: str) -> None:
+        raise NotImplementedError("the observers never rename a span")
+
+    def record_exception(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError("the observers never record an exception")
 
 
 class _RecordingTracer:
@@ -200,10 +211,12 @@ def record_program(events: Sequence[Event], exporter: SpanExporter) -> _Program:
 # --------------------------------------------------------------------------------- replay
 
 
-def floor_replay(program: _Program, exporter: SpanExporter) -> Callable[[], None]:
+def floor_replay(
+    program: _Program, exporter: SpanExporter, registry: CollectorRegistry | None = None
+) -> Callable[[], None]:
     """A call that makes the recorded SDK calls on a fresh provider and registry."""
     tracer = provider(exporter).get_tracer(n.INSTRUMENTATION_NAME, schema_url=n.SEMCONV_SCHEMA_URL)
-    metrics = MetricSet(CollectorRegistry())
+    metrics = MetricSet(CollectorRegistry() if registry is None else registry)
     families = {spec.name: metrics.family(spec) for spec in n.METRICS}
     children: dict[tuple[str, tuple[str, ...]], Any] = {}
     ops: list[tuple[Any, ...]] = []
@@ -244,7 +257,7 @@ def floor_replay(program: _Program, exporter: SpanExporter) -> Callable[[], None
             elif code == _ATTR:
                 spans[op[1]].set_attribute(op[2], op[3])
             else:
-                spans[op[1]].set_status(op[2])
+                spans[op[1]].set_status(op[2], op[3])
 
     return run
 
