@@ -41,7 +41,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import accumulate, islice
+from itertools import accumulate, compress, islice, repeat
+from operator import add
 from typing import ClassVar
 
 from harness.runtime.carriers import is_prompt_tool_carrier
@@ -49,7 +50,7 @@ from harness.runtime.constants import (
     IMAGE_MARKER_PREFIX,
     TOOL_RESULTS_PREFIX,
 )
-from harness.runtime.estimate import message_tokens, row_tokens
+from harness.runtime.estimate import message_tokens, older_costs, row_tokens
 from harness.runtime.messages import ChatMessage
 from harness.runtime.text import RUST_WHITESPACE, utf8_len
 from harness.runtime.trim import TrimResult, TurnCountTrimResult
@@ -317,22 +318,18 @@ class HistoryWindow:
         )
 
     def _extend_body(self, batch: list[ChatMessage]) -> None:
-        # Written for bulk loads: one comprehension prices every row by its bytes; only
-        # user rows get a closer look.
+        # Written for bulk loads: the costs a row remembers (or C-level passes measuring
+        # them, see estimate._measure_older); only turn-opening rows get a closer look.
         offset = self._base + len(self._rows)
-        contents = [row.content for row in batch]
-        costs = [row_tokens(len(c) if c.isascii() else utf8_len(c)) for c in contents]
+        costs, opens = older_costs(batch)
+        openers = list(compress(range(len(batch)), opens))
+        self._bounds.extend(map(add, openers, repeat(offset)))
         last_plain_user = -1
-        for j in [j for j, row in enumerate(batch) if row.role == "user"]:
-            content = contents[j]
-            if content.startswith(TOOL_RESULTS_PREFIX):
-                continue  # a carrier that opens no turn; older carriers cost their bytes
-            self._bounds.append(offset + j)
-            if content[:1] in _RUST_WHITESPACE and is_prompt_tool_carrier(content):
-                continue  # "  [Tool results]...": opens a turn, yet is a carrier
-            last_plain_user = j
-            if IMAGE_MARKER_PREFIX in content:
-                costs[j] = message_tokens(batch[j], current_carrier=False)
+        for j in reversed(openers):
+            content = batch[j].content
+            if not (content[:1] in _RUST_WHITESPACE and is_prompt_tool_carrier(content)):
+                last_plain_user = j  # not "  [Tool results]...", which opens a turn
+                break
         self._rows.extend(batch)
         self._cum_older.extend(islice(accumulate(costs, initial=self._cum_older[-1]), 1, None))
         if last_plain_user >= 0:

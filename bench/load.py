@@ -49,6 +49,15 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, Sampler, TraceIdRatioBased
 from prometheus_client import CollectorRegistry
 
+from bench.observer_floor import (
+    GOAL_FLOOR_RATIO,
+    EventRecorder,
+    counts,
+    floor_replay,
+    observers_replay,
+    record_program,
+)
+from bench.timing import measure as measure_calls
 from bench.timing import table
 from harness.agent import Agent
 from harness.agent.cache_loss import SentRequests
@@ -62,12 +71,16 @@ from harness.progress import Tracker, tracker
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 ROUNDS = 5  # medians of five: a single round on 2 shared cores varies by ±5%
+FLOOR_ROUNDS = 7
+SHORT_TURNS, SHORT_SESSIONS, LONG_TURNS, LONG_SESSIONS, LENGTH_ROUNDS = 20, 20, 300, 4, 3
+GOAL_SESSION_LENGTH = 1.1  # issue 15: per-call agent time, long ÷ short sessions
+GOAL_MEMORY = 1.25  # issue 15: an idle 50-turn session's memory ÷ its history's text
 SAMPLE_ONE_IN = 10
 SAMPLED = ParentBased(TraceIdRatioBased(1 / SAMPLE_ONE_IN))
 """Information beside the goal: a load run's traces sampled per turn, metrics complete."""
 SESSIONS, CONCURRENCY, TURNS = 120, 20, 6
 MEMORY_SESSIONS, MEMORY_TURNS, MEMORY_WINDOW = 20, 50, 400_000
-GOAL_OVERHEAD, GOAL_OBSERVERS, GOAL_CACHING = 0.15, 0.10, 0.05
+GOAL_OVERHEAD, GOAL_OBSERVERS, GOAL_CACHING = 0.10, 0.10, 0.05  # issues 15 and 16
 RUN_LIMIT_S = 60.0  # no single run may take longer (the plan's duration cap)
 
 
@@ -256,6 +269,80 @@ def _median(values: Sequence[Measured], key: Callable[[Measured], float]) -> flo
     return statistics.median(key(v) for v in values)
 
 
+@dataclass(frozen=True, slots=True)
+class Floor:
+    observers_ms: float
+    floor_ms: float
+    events: int
+    calls: dict[str, int]
+
+    @property
+    def ratio(self) -> float:
+        return self.observers_ms / self.floor_ms
+
+
+class _Fresh:
+    """Each call runs the next of ``runs`` replays built beforehand (fresh provider and
+    registry each), so no call finds state a previous one left."""
+
+    def __init__(self, build: Callable[[], Callable[[], None]], runs: int) -> None:
+        self._runs = [build() for _ in range(runs)]
+
+    def __call__(self) -> None:
+        self._runs.pop()()
+
+
+async def observer_floor(plan: LoadPlan, say: Callable[[str], None]) -> Floor:
+    """The observers on one recorded run's events against the SDK floor (observer_floor)."""
+    say("recording one run's events, then the observers and the SDK floor on them ...")
+    recorder = EventRecorder()
+    await run_sessions(plan, RunOptions(observers=(recorder,), session_prefix="events-"))
+    events = recorder.events
+    program = record_program(events, DiscardSpans())
+    runs = FLOOR_ROUNDS + 1  # measure() warms up with one call each
+    samples = measure_calls(
+        {
+            "observers": _Fresh(lambda: observers_replay(events, DiscardSpans()), runs),
+            "floor": _Fresh(lambda: floor_replay(program, DiscardSpans()), runs),
+        },
+        FLOOR_ROUNDS,
+        RUN_LIMIT_S,
+    )
+    return Floor(
+        samples["observers"][0].median_ns / 1e6,
+        samples["floor"][0].median_ns / 1e6,
+        len(events),
+        counts(program),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLength:
+    short_ms: float
+    long_ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.long_ms / self.short_ms if self.short_ms else 0.0
+
+
+async def session_length(plan: LoadPlan, say: Callable[[str], None]) -> SessionLength:
+    """The agent's time per call outside HTTP (p50) in short and long sessions of the same
+    workload, interleaved over ``LENGTH_ROUNDS`` rounds, medians compared."""
+    say(f"agent time per call: {SHORT_TURNS}-turn against {LONG_TURNS}-turn sessions ...")
+    short: list[float] = []
+    long: list[float] = []
+    for r in range(LENGTH_ROUNDS):
+        for turns, sessions, out in (
+            (SHORT_TURNS, SHORT_SESSIONS, short),
+            (LONG_TURNS, LONG_SESSIONS, long),
+        ):
+            sized = replace(plan, turns=turns, sessions=sessions, concurrency=sessions)
+            summary = await run_sessions(sized, RunOptions(session_prefix=f"len{turns}-{r}-"))
+            out.append(summary.overhead.p50_ms or 0.0)
+    return SessionLength(statistics.median(short), statistics.median(long))
+
+
 async def measure(
     plan: LoadPlan, uncached: LoadPlan, say: Callable[[str], None], shown: Tracker
 ) -> dict[str, list[Measured]]:
@@ -275,7 +362,13 @@ async def measure(
     return runs
 
 
-def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str], None]) -> None:
+def report(
+    runs: dict[str, list[Measured]],
+    memory: Memory,
+    floor: Floor,
+    length: SessionLength,
+    say: Callable[[str], None],
+) -> None:
     rate = {k: _median(v, lambda m: m.rate) for k, v in runs.items()}
     cpu = {k: _median(v, lambda m: m.cpu_ms_per_call) for k, v in runs.items()}
     calls = {k: v[0].calls for k, v in runs.items()}
@@ -310,14 +403,32 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
          f"{apart['prometheus']:+.1%}"],
         ["caching on vs off: off calls/s ÷ on calls/s − 1", f"{caching:+.1%}"],
         ["agent time per call outside HTTP (p50, trim + estimate + checks)", f"{agent:.3f} ms"],
+        [f"the same, {LONG_TURNS}-turn ÷ {SHORT_TURNS}-turn sessions "
+         f"({length.long_ms:.3f} / {length.short_ms:.3f} ms)", f"{length.ratio:.2f}×"],
         [f"idle session holding a {MEMORY_TURNS}-turn history ({history})",
          f"{memory.per_session / 1024:,.1f} KiB"],
         [f"process-wide row caches after those {sessions} (bounded, shared)",
          f"{memory.caches / 1024:,.1f} KiB"],
     ]  # fmt: skip
-    goals = [_goal(overhead, GOAL_OVERHEAD), _goal(observers, GOAL_OBSERVERS), info, info]
-    goals += [info, info, info, _goal(caching, GOAL_CACHING)]
+    rows_out.insert(
+        2,
+        [
+            f"observers ÷ SDK floor, CPU, same {floor.events:,} recorded events",
+            f"{floor.ratio:.2f}×",
+        ],
+    )
+    goals = [_goal(overhead, GOAL_OVERHEAD), info, _ratio_goal(floor.ratio, GOAL_FLOOR_RATIO)]
+    goals += [info, info, _goal(apart["sampled"], GOAL_OBSERVERS), info, info]
+    goals += [_goal(caching, GOAL_CACHING), info, _ratio_goal(length.ratio, GOAL_SESSION_LENGTH)]
+    memory_ratio = memory.per_session / memory.text if memory.text else 0.0
+    goals += [f"{memory_ratio:.2f}× its text, " + _ratio_goal(memory_ratio, GOAL_MEMORY)]
     goals += [info] * (len(rows_out) - len(goals))
+    say("")
+    say(
+        f"observers on one recorded run's events: {floor.observers_ms:.1f} ms CPU; the same"
+        f" SDK calls made directly (the floor): {floor.floor_ms:.1f} ms"
+    )
+    say("  floor calls: " + ", ".join(f"{v:,} {k}" for k, v in floor.calls.items() if v))
     say("")
     say("Ratios and goals")
     say(
@@ -328,6 +439,10 @@ def report(runs: dict[str, list[Measured]], memory: Memory, say: Callable[[str],
 def _uncached(plan: LoadPlan) -> LoadPlan:
     providers = tuple(replace(p, caching="none") for p in plan.template.providers)
     return replace(plan, template=replace(plan.template, providers=providers))
+
+
+def _ratio_goal(value: float, goal: float) -> str:
+    return f"≤ {goal:.2f}×: {'met' if value <= goal else 'NOT MET'}"
 
 
 def _goal(value: float, goal: float) -> str:
@@ -375,9 +490,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             measured = ROUNDS * (1 + len(HARNESS_RUNS))  # runs, each of every session
             with tracker("bench load runs", measured, quiet=args.quiet) as shown:
                 runs = asyncio.run(measure(plan, uncached, say, shown))
+            floor = asyncio.run(observer_floor(plan, say))
+            length = asyncio.run(session_length(plan, say))
             say(f"memory: {MEMORY_SESSIONS} sessions × {MEMORY_TURNS} turns, tracemalloc ...")
             memory = asyncio.run(idle_memory(big.start()[ref], ref))
-    report(runs, memory, say)
+    report(runs, memory, floor, length, say)
     say(f"total bench time {time.perf_counter() - began:.0f} s")
     return 0
 

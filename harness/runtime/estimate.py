@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, islice, repeat
+from operator import attrgetter, contains, eq, methodcaller, not_
 
 from harness.runtime.carriers import is_prompt_tool_carrier, is_tool_result_carrier, parse_carrier
 from harness.runtime.constants import (
@@ -18,8 +20,9 @@ from harness.runtime.constants import (
     IMAGE_MARKER_PREFIX,
     IMAGE_TOKEN_ESTIMATE,
     PER_MESSAGE_FRAMING_TOKENS,
+    TOOL_RESULTS_PREFIX,
 )
-from harness.runtime.memo import CURRENT_TOKENS, OLDER_TOKENS, Memo
+from harness.runtime.memo import CURRENT_TOKENS, OLDER_TOKENS, OPENS_TURN, Memo
 from harness.runtime.messages import ChatMessage, to_json
 from harness.runtime.text import RUST_WHITESPACE, rust_trim, utf8_len
 
@@ -27,16 +30,23 @@ _UNC_PREFIX = "\\\\"
 _DRIVE_PATH = re.compile(r"[A-Za-z]:[\\/]")
 
 
+# ceil(bytes / B) + F == (bytes + B - 1 + F * B) // B
+_FRAMED_ROUNDING = BYTES_PER_TOKEN - 1 + PER_MESSAGE_FRAMING_TOKENS * BYTES_PER_TOKEN
+
+
 def row_tokens(text_bytes: int, images: int = 0) -> int:
     """The one row-cost formula (spec 5.1, 5.3): ``ceil(text_bytes / 4) + 1600 * images + 4``.
 
     Every price in the estimate is this formula; the pricing rules only decide which bytes
     count as text and how many images a row is charged for."""
-    return (
-        (text_bytes + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
-        + IMAGE_TOKEN_ESTIMATE * images
-        + PER_MESSAGE_FRAMING_TOKENS
-    )
+    return (text_bytes + _FRAMED_ROUNDING) // BYTES_PER_TOKEN + IMAGE_TOKEN_ESTIMATE * images
+
+
+def rows_tokens(text_sizes: Sequence[int]) -> list[int]:
+    """``row_tokens(size)`` of each image-free text size, as one comprehension: the cold
+    measure prices every row of a batch, and a Python call per row would cost more than
+    the formula (the same expression as ``row_tokens``, which a test checks)."""
+    return [(size + _FRAMED_ROUNDING) // BYTES_PER_TOKEN for size in text_sizes]
 
 
 def plain_message_tokens(content: str) -> int:
@@ -129,21 +139,52 @@ def message_tokens(message: ChatMessage, *, current_carrier: bool) -> int:
     return row_tokens(len(content) if content.isascii() else utf8_len(content))
 
 
-_CARRIER_LEADS = frozenset("[" + RUST_WHITESPACE)
+_CONTENT = attrgetter("content")
+_ROLE = attrgetter("role")
+_ENCODE = methodcaller("encode", "utf-8", "surrogatepass")  # as text.utf8_len
+
+
+def _utf8_sizes(contents: list[str]) -> list[int]:
+    """``utf8_len`` of each text: its length, and an encode only for the non-ASCII ones."""
+    sizes = list(map(len, contents))
+    wide = list(compress(range(len(contents)), map(not_, map(str.isascii, contents))))
+    for index, size in zip(
+        wide, map(len, map(_ENCODE, map(contents.__getitem__, wide))), strict=True
+    ):
+        sizes[index] = size
+    return sizes
 
 
 def _measure_older(rows: Sequence[ChatMessage]) -> list[int]:
-    """Price rows as older rows and remember it on each: one tight loop where rows that
-    can be neither carriers nor image-bearing user rows (most rows) are priced inline."""
-    costs: list[int] = []
-    for row in rows:
-        role, content = row.role, row.content
-        if role == "user" and (content[:1] in _CARRIER_LEADS or IMAGE_MARKER_PREFIX in content):
-            cost = message_tokens(row, current_carrier=False)
-        else:
-            cost = row_tokens(len(content) if content.isascii() else utf8_len(content))
-        costs.append(cost)
+    """Price rows as older rows and remember it on each, with whether each opens a turn
+    (``turns.is_turn_boundary``: the trimmers read both of every row).
+
+    The cold path (every row of a restored session, measured once), written as C-level
+    passes over the batch: a Python loop touching every row cost more than everything
+    else together. Python touches only the rows that need it: the non-ASCII ones (their
+    UTF-8 size needs an encode, the one cost here that grows with the text), the user
+    rows that open a turn, and the user rows with an image marker.
+    """
+    count = len(rows)
+    contents = list(map(_CONTENT, rows))
+    costs = rows_tokens(_utf8_sizes(contents))
+    users = list(compress(range(count), map(eq, map(_ROLE, rows), repeat("user"))))
+    user_texts = list(map(contents.__getitem__, users))
+    # Turn openers: the prompts (and the rare carrier with leading whitespace).
+    starts = map(str.startswith, user_texts, repeat(TOOL_RESULTS_PREFIX))
+    openers = list(compress(users, map(not_, starts)))
+    opens = [False] * count
+    for index in openers:
+        opens[index] = True
+    # Only a prompt's image markers are priced as images (an older carrier costs its
+    # bytes), so the long carriers are never scanned for markers.
+    prompts = list(map(contents.__getitem__, openers))
+    for index in compress(openers, map(contains, prompts, repeat(IMAGE_MARKER_PREFIX))):
+        content = contents[index]
+        if not is_prompt_tool_carrier(content):
+            costs[index] = _user_row_tokens(content)
     OLDER_TOKENS.write_all(rows, costs)
+    OPENS_TURN.write_all(rows, opens)
     return costs
 
 
@@ -168,14 +209,27 @@ def _costs(
         return measure(rows)
 
 
+def older_costs(rows: Sequence[ChatMessage]) -> tuple[list[int], list[bool]]:
+    """Every row's cost as an older row (``message_tokens(row, current_carrier=False)``)
+    and whether it opens a turn (``turns.is_turn_boundary``): remembered, or measured and
+    remembered."""
+    try:
+        return OLDER_TOKENS.read_all(rows), OPENS_TURN.read_all(rows)
+    except AttributeError:
+        return _measure_older(rows), OPENS_TURN.read_all(rows)  # it remembers both
+
+
 def row_costs(rows: Sequence[ChatMessage], anchor: int | None) -> list[int]:
     """``message_tokens`` of every row: carriers at or after ``anchor`` are current (all of
     them when ``anchor`` is None). Each row is measured once and remembers its costs (see
     ``ChatMessage``); a carrier's current-turn cost is measured only when it is needed."""
     split = 0 if anchor is None else anchor
-    return _costs(rows[:split], OLDER_TOKENS, _measure_older) + _costs(
-        rows[split:], CURRENT_TOKENS, _measure_current
-    )
+    try:  # the older part is most of a long history: no slice, no concatenated copy
+        costs = OLDER_TOKENS.read_all(islice(rows, split))
+    except AttributeError:
+        costs = _measure_older(rows[:split])
+    costs += _costs(rows[split:], CURRENT_TOKENS, _measure_current)
+    return costs
 
 
 def current_turn_start(history: Sequence[ChatMessage]) -> int:

@@ -13,12 +13,15 @@ observe that it was written (only that the second reading is faster).
 
 ``Memo.read`` raises ``AttributeError`` when the slot was never written; a missing value is
 therefore distinct from a remembered ``None``. ``read_all`` reads a whole list at C speed
-(``map`` over an ``attrgetter``) and raises as soon as one row lacks the slot.
+(``map`` over an ``attrgetter``) and raises as soon as one row lacks the slot;
+``write_all`` writes one at C speed too (``map`` over the slot's own setter: a Python loop
+of ``object.__setattr__`` by name cost most of a cold measure, issue 15).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Final, Generic, TypeVar, cast
 
@@ -30,30 +33,33 @@ T = TypeVar("T")
 class Memo(Generic[T]):
     """One hidden slot of ``ChatMessage``, typed."""
 
-    __slots__ = ("_get", "name")
+    __slots__ = ("_get", "_set", "name")
 
     def __init__(self, name: str) -> None:
         if name not in ChatMessage.__slots__:
             raise ValueError(f"ChatMessage has no memo slot {name!r}")
         self.name = name
         self._get = attrgetter(name)
+        # The slot's own setter: it steps around the frozen dataclass's ``__setattr__`` (as
+        # ``object.__setattr__`` does) without looking the slot up by name on every call.
+        self._set: Callable[[ChatMessage, T], None] = getattr(ChatMessage, name).__set__
 
     def read(self, row: ChatMessage) -> T:
         """The remembered value; ``AttributeError`` if none was remembered."""
         return cast(T, self._get(row))
 
-    def read_all(self, rows: Sequence[ChatMessage]) -> list[T]:
+    def read_all(self, rows: Iterable[ChatMessage]) -> list[T]:
         """Every row's remembered value; ``AttributeError`` if one row has none."""
         return cast(list[T], list(map(self._get, rows)))
 
     def write(self, row: ChatMessage, value: T) -> None:
-        object.__setattr__(row, self.name, value)
+        self._set(row, value)
 
     def write_all(self, rows: Sequence[ChatMessage], values: Sequence[T]) -> None:
-        """``write`` for each row and its value: one call for a whole first scan."""
-        remember, name = object.__setattr__, self.name
-        for row, value in zip(rows, values, strict=True):
-            remember(row, name, value)
+        """``write`` for each row and its value: one call for a whole first scan, C-level."""
+        if len(rows) != len(values):
+            raise ValueError(f"{len(rows)} rows but {len(values)} values")
+        deque(map(self._set, rows, values), maxlen=0)
 
 
 OLDER_TOKENS: Final = Memo[int]("_older_tokens")

@@ -81,10 +81,9 @@ class _ProbeCosts:
     def __init__(self, rows: Sequence[ChatMessage], body_start: int) -> None:
         self._rows = rows
         self._body_start = body_start
-        costs = _row_costs(rows)
-        self.total = sum(costs)
-        self._prefix_cost = sum(costs[:body_start])
-        self._suffix = _SuffixSums(costs[body_start:])
+        self._suffix = _SuffixSums(_row_costs(rows), body_start)  # one pass, no copies
+        self.total = self._suffix.whole
+        self._prefix_cost = self.total - self._suffix[0]
         anchor = _last_plain_user_row(rows)
         self._anchor = anchor - body_start if anchor is not None and anchor >= body_start else -1
         self._past_anchor: tuple[int, _SuffixSums] | None = None
@@ -116,14 +115,16 @@ class _ProbeCosts:
 
 
 class _SuffixSums:
-    """``self[i] == sum(costs[i:])`` from one C-level running sum."""
+    """``self[i] == sum(costs[offset + i:])`` from one C-level running sum; ``whole`` is
+    ``sum(costs)``."""
 
-    def __init__(self, costs: list[int]) -> None:
+    def __init__(self, costs: list[int], offset: int = 0) -> None:
         self._running = list(accumulate(costs, initial=0))
-        self._total = self._running[-1]
+        self.whole = self._running[-1]
+        self._offset = offset
 
     def __getitem__(self, start: int) -> int:
-        return self._total - self._running[start]
+        return self.whole - self._running[self._offset + start]
 
 
 def trim_to_recent_turns(
@@ -136,8 +137,8 @@ def trim_to_recent_turns(
     """
     rows = list(history)
     body_start = leading_system_count(rows) + crumb_offset(rows, crumb_present)
+    probes = _ProbeCosts(rows, body_start)  # first: measuring a row remembers its boundary
     boundaries = boundary_indices(rows[body_start:])
-    probes = _ProbeCosts(rows, body_start)
     untouched = TrimResult(rows, 0, 0, len(boundaries), probes.total, probes.total, False)
     if budget_tokens == 0 or probes.total <= budget_tokens or len(boundaries) <= 1:
         return untouched

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, repeat
+from operator import attrgetter, eq
 
 from harness.runtime.constants import BREADCRUMB, TOOL_RESULTS_PREFIX
 from harness.runtime.memo import OPENS_TURN
@@ -22,16 +23,19 @@ def is_turn_boundary(message: ChatMessage) -> bool:
     return message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX)
 
 
+_ROLE = attrgetter("role")
+
+
 def boundary_indices(rows: Sequence[ChatMessage]) -> list[int]:
     """Indices of the rows that open a turn. The verdict is remembered on each row (a
     hidden slot of ``ChatMessage``), so re-scanning a long history costs C-level work."""
     try:
         flags = OPENS_TURN.read_all(rows)
     except AttributeError:
-        # is_turn_boundary, inlined: this is the first scan of every row
-        flags = [
-            row.role == "user" and not row.content.startswith(TOOL_RESULTS_PREFIX) for row in rows
-        ]
+        # First scan: C-level passes, Python only for the user rows (is_turn_boundary).
+        flags = [False] * len(rows)
+        for index in compress(range(len(rows)), map(eq, map(_ROLE, rows), repeat("user"))):
+            flags[index] = not rows[index].content.startswith(TOOL_RESULTS_PREFIX)
         OPENS_TURN.write_all(rows, flags)
     return list(compress(range(len(rows)), flags))
 
