@@ -47,6 +47,7 @@ from fakes.profiles import (
     ProviderProfile,
     profile,
 )
+from fakes.provider_side import HANDLINGS, Handling, ProviderSide
 from fakes.rows import CanonicalRequest, Row, ToolSchema
 from fakes.script import (
     FakeBehaviour,
@@ -62,6 +63,7 @@ from fakes.script import (
 
 __all__ = [
     "COUNTER_NAMES",
+    "HANDLINGS",
     "LOOK_ALIKES",
     "OVERFLOWS",
     "PROFILES",
@@ -78,11 +80,13 @@ __all__ = [
     "FakeServer",
     "FakeTransport",
     "Fault",
+    "Handling",
     "HeuristicCounter",
     "LookAlike",
     "OverflowEntry",
     "ProviderCounter",
     "ProviderProfile",
+    "ProviderSide",
     "RequestLog",
     "Row",
     "ScriptedReply",

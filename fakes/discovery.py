@@ -118,7 +118,20 @@ def _anthropic_count(
     fake: FakeProvider, _: Endpoint, request: DiscoveryRequest
 ) -> tuple[int, JSONValue]:
     status, value = _count(fake, "anthropic", request)
-    return (status, {"input_tokens": value}) if status == 200 else (status, value)
+    if status != 200:
+        return status, value
+    return status, {"input_tokens": value, **_original_tokens(fake, request)}
+
+
+def _original_tokens(fake: FakeProvider, request: DiscoveryRequest) -> dict[str, JSONValue]:
+    """With ``context_management``, the count is of the edited prompt and the count before
+    the edits is reported beside it (``BetaCountTokensContextManagementResponse``)."""
+    ctx = RequestContext(request.path_model, request.headers, fake.profile.enforce_pairing)
+    outcome = fake.decode(fake.wire("anthropic"), request.body, ctx).edited
+    edits = outcome.anthropic if outcome else None
+    if edits is None or not edits.requested:
+        return {}
+    return {"context_management": {"original_input_tokens": edits.original_tokens}}
 
 
 def _gemini_count(

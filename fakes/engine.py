@@ -25,6 +25,7 @@ from fakes.counters import CounterName, TokenCount, TokenCounter, count_request,
 from fakes.faults import fault_answer, shape
 from fakes.log import Outcome, RequestLog
 from fakes.profiles import ProviderProfile, profile
+from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, decorate, prepare
 from fakes.rows import CanonicalRequest, compact_json
 from fakes.script import FakeBehaviour, FakeScript, Fault
 from fakes.templates import render
@@ -75,13 +76,18 @@ class FakeModel:
 class _Decoded:
     request: CanonicalRequest | None
     rejection: Answer | None
+    edited: Edited | None = None
 
 
 class FakeProvider:
     """One fake provider instance: profile, model, counter, overflow variant, script, log.
 
     Thread-safe: calls are numbered under a lock; the log has its own.
+    ``provider_side`` (set after construction) says how the fake treats provider-side
+    context management (``fakes.provider_side``).
     """
+
+    provider_side: ProviderSide = DEFAULT_PROVIDER_SIDE
 
     def __init__(
         self,
@@ -153,7 +159,8 @@ class FakeProvider:
     def decode(self, wire: WireFormat, raw: bytes, ctx: RequestContext) -> _Decoded:
         try:
             body: Any = json.loads(raw)
-            request = wire.decode(body, ctx)
+            edited = self.edit(wire, body, ctx)
+            request = wire.decode(edited.body, ctx)
         except WireError as error:
             return _Decoded(None, self._rejected(error))
         except (Invalid, ValueError) as error:
@@ -165,7 +172,13 @@ class FakeProvider:
             )
         if self.profile.checks_model and request.model != self.model.name:
             return _Decoded(None, self._rejected(wire.unknown_model(request.model)))
-        return _Decoded(request, None)
+        return _Decoded(request, None, edited)
+
+    def edit(self, wire: WireFormat, body: Any, ctx: RequestContext) -> Edited:
+        """The body as the model sees it once provider-side edits are applied."""
+        window, side = self.model.context_window, self.provider_side
+        count = lambda edited: self.count(wire.decode(edited, ctx)).total  # noqa: E731
+        return prepare(wire.name, body, ctx.headers, count, self.counter.count_text, window, side)
 
     def _rejected(self, error: WireError) -> Answer:
         return Answer(
@@ -185,7 +198,7 @@ class FakeProvider:
         decoded = self.decode(wire, raw, ctx)
         request = decoded.request
         tokens = self.count(request) if request else None
-        answer = self._decide(wire, decoded, tokens, index, behaviour)
+        answer = decorate(self._decide(wire, decoded, tokens, index, behaviour), decoded.edited)
         rows = request.rows if request else ()
         return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
 
