@@ -24,6 +24,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -155,6 +156,20 @@ class Announcer:
             finish_reasons=(reply.finish_reason,) if reply.finish_reason else (),
             status_code=reply.status_code,
         )
+        for edit in reply.provider_edits:
+            self._emit(
+                ProviderContextEdited,
+                call_id=call.call_id,
+                provider=call.route.provider,
+                provider_kind=call.provider_kind,
+                model=reply.model or call.model,
+                edit=edit.kind,
+                wire_type=edit.wire_type,
+                trigger=edit.trigger,
+                cleared_items=edit.cleared_items,
+                cleared_input_tokens=edit.cleared_input_tokens,
+                compaction=edit.compaction,
+            )
 
     def provider_call_failed(
         self,

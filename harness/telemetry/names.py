@@ -85,6 +85,7 @@ OUTSIDE_TURN_SPANS: Final[dict[str, str]] = {
     "CapacityChecked": "trimscope.capacity",
     "OverflowDetected": "trimscope.overflow",
     "RecoveryAttempted": "trimscope.recovery",
+    "ProviderContextEdited": "trimscope.provider_edit",
 }
 """Span names for decision events that arrive with no open span to carry them."""
 
@@ -95,6 +96,7 @@ EVENT_CAPACITY_CHECKED: Final = "trimscope.capacity_checked"
 EVENT_HISTORY_TRIMMED: Final = "trimscope.history_trimmed"
 EVENT_OVERFLOW_DETECTED: Final = "trimscope.overflow_detected"
 EVENT_RECOVERY_ATTEMPTED: Final = "trimscope.recovery_attempted"
+EVENT_PROVIDER_CONTEXT_EDITED: Final = "trimscope.provider_context_edited"
 
 SPAN_EVENT_OF_KIND: Final[dict[str, str]] = {
     "BudgetResolved": EVENT_BUDGET_RESOLVED,
@@ -102,6 +104,7 @@ SPAN_EVENT_OF_KIND: Final[dict[str, str]] = {
     "HistoryTrimmed": EVENT_HISTORY_TRIMMED,
     "OverflowDetected": EVENT_OVERFLOW_DETECTED,
     "RecoveryAttempted": EVENT_RECOVERY_ATTEMPTED,
+    "ProviderContextEdited": EVENT_PROVIDER_CONTEXT_EDITED,
 }
 
 ATTR_TURN_ID: Final = "trimscope.turn.id"
@@ -133,6 +136,13 @@ ATTR_TOKENS_AFTER: Final = "trimscope.trim.tokens_after"
 ATTR_DROPPED_MESSAGES: Final = "trimscope.trim.dropped_messages"
 ATTR_DROPPED_TURNS: Final = "trimscope.trim.dropped_turns"
 ATTR_KEPT_TURNS: Final = "trimscope.trim.kept_turns"
+# provider-side edits (issue 17): what the provider reports it cleared or compacted
+ATTR_PROVIDER_EDIT: Final = "trimscope.provider_edit.kind"
+ATTR_PROVIDER_EDIT_TYPE: Final = "trimscope.provider_edit.type"
+ATTR_PROVIDER_EDIT_TRIGGER: Final = "trimscope.provider_edit.trigger"
+ATTR_PROVIDER_EDIT_CLEARED_ITEMS: Final = "trimscope.provider_edit.cleared_items"
+ATTR_PROVIDER_EDIT_CLEARED_TOKENS: Final = "trimscope.provider_edit.cleared_input_tokens"
+ATTR_PROVIDER_EDIT_COMPACTION: Final = "trimscope.provider_edit.compaction"
 ATTR_CHANNEL: Final = "trimscope.channel"
 ATTR_AGENT_ALIAS: Final = "trimscope.agent_alias"
 ATTR_REFERENCE_VERDICT: Final = "trimscope.overflow.reference_verdict"
@@ -156,6 +166,8 @@ LABEL_PROVIDER: Final = "provider"
 LABEL_MODEL: Final = "model"
 LABEL_REASON: Final = "reason"
 LABEL_TRIGGER: Final = "trigger"
+LABEL_EDIT: Final = "edit"
+LABEL_SIDE: Final = "side"
 LABEL_RULE: Final = "rule"
 LABEL_WINDOW_SOURCE: Final = "window_source"
 LABEL_PURPOSE: Final = "purpose"
@@ -339,6 +351,26 @@ TOOL_RESULTS_TRUNCATED: Final = MetricSpec(
     "Tool results cut to the recorded-result limit.",
     (LABEL_TOOL,),
 )
+TRIMMED_TOKENS: Final = MetricSpec(
+    "trimscope_history_trimmed_tokens_total",
+    "counter",
+    "Estimated tokens client-side trims removed (tokens_before - tokens_after).",
+    (LABEL_TRIGGER, LABEL_PROVIDER),
+)
+PROVIDER_EDIT_APPLIED: Final = "applied"
+"""``outcome`` label of a clearing edit; a compaction's is ``compacted`` or ``failed``."""
+PROVIDER_EDITS: Final = MetricSpec(
+    "trimscope_provider_context_edits_total",
+    "counter",
+    "Provider-side context edits, one per ProviderContextEdited event.",
+    (LABEL_EDIT, LABEL_OUTCOME, LABEL_PROVIDER),
+)
+PROVIDER_CLEARED_TOKENS: Final = MetricSpec(
+    "trimscope_provider_cleared_input_tokens_total",
+    "counter",
+    "Input tokens the provider reports clearing, by edit kind.",
+    (LABEL_EDIT, LABEL_PROVIDER),
+)
 GEN_AI_TOKEN_USAGE: Final = MetricSpec(
     "gen_ai_client_token_usage",
     "histogram",
@@ -374,6 +406,9 @@ METRICS: Final = (
     TOOL_RESULTS_TRUNCATED,
     GEN_AI_TOKEN_USAGE,
     GEN_AI_DURATION,
+    TRIMMED_TOKENS,
+    PROVIDER_EDITS,
+    PROVIDER_CLEARED_TOKENS,
 )
 
 NO_ERROR: Final = ""

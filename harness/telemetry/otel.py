@@ -56,6 +56,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -176,6 +177,8 @@ class OtelObserver:
                 return self._trimmed
             case OverflowDetected() | RecoveryAttempted():
                 return self._following
+            case ProviderContextEdited():
+                return self._provider_edited
             case _:
                 assert_never(event)
 
@@ -295,6 +298,15 @@ class OtelObserver:
     def _following(self, event: OverflowDetected | RecoveryAttempted) -> None:
         self._decision(event, follow_up=True)
 
+    def _provider_edited(self, event: ProviderContextEdited) -> None:
+        """A span event on its call's span; the context the model saw was compacted, so
+        the span says ``gen_ai.conversation.compacted`` (unless the compaction failed)."""
+        self._decision(event, follow_up=True)
+        state = self._sessions.get(event.session_id)
+        call = state.call if state is not None else None
+        if call is not None and call.call_id == event.call_id and event.compaction != "failed":
+            call.span.set_attribute(n.GEN_AI_CONVERSATION_COMPACTED, True)
+
     def _decision(self, event: Decision, *, follow_up: bool) -> None:
         state = self._sessions.get(event.session_id)
         target: Span | None = None
@@ -391,7 +403,7 @@ def _set_outcome(span: Span, attributes: Attributes, error_type: str | None) -> 
 
 def _caused_by(event: Decision, call: _Call) -> bool:
     """Whether a follow-up event belongs to the open call (overflows name their call)."""
-    if isinstance(event, OverflowDetected | RecoveryAttempted):
+    if isinstance(event, OverflowDetected | RecoveryAttempted | ProviderContextEdited):
         return event.call_id == call.call_id
     return call.end_ns is not None
 

@@ -25,6 +25,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -57,7 +58,7 @@ def event_from_record(record: Mapping[str, Any]) -> Event:
     kind = _KINDS.get(str(fields.pop(KIND_KEY, "")))
     if kind is None:
         raise TranscriptError(f"unknown event kind in {dict(record)!r}")
-    if "trigger" in fields:
+    if kind is HistoryTrimmed and "trigger" in fields:
         fields["trigger"] = TrimTrigger(fields["trigger"])
     if isinstance(fields.get("finish_reasons"), list):
         fields["finish_reasons"] = tuple(fields["finish_reasons"])
@@ -90,6 +91,7 @@ class TranscriptWriter:
                 | CapacityChecked()
                 | ProviderCallStarted()
                 | ProviderCallFinished()
+                | ProviderContextEdited()
                 | OverflowDetected()
                 | RecoveryAttempted()
                 | HistoryTrimmed()
