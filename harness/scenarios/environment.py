@@ -92,7 +92,7 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
     fake_spec: FakeSpec = spec.fake
     profile_name, _ = FAKE_FOR_KIND[spec.kind]
     window = fake_spec.context_window or spec.context_window or None
-    return fakes.FakeProvider(
+    fake = fakes.FakeProvider(
         profile_name,
         fake_spec.model or spec.model or "fake-model",
         context_window=window,
@@ -102,6 +102,9 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
         ),
         variant=fake_spec.variant,
     )
+    side = fake_spec.provider_side
+    fake.provider_side = fakes.ProviderSide(side.handling, side.compaction_fails)
+    return fake
 
 
 def _tool(spec: ToolSpecModel) -> Tool:
@@ -227,6 +230,8 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
             api_key=SCENARIO_API_KEY,
             provider_name=ref,
         )
+        if spec.context_management is not None:
+            clients[ref].provider_context = spec.context_management.resolved()
     config = LoopConfig(
         profile=runtime_profile(scenario),
         routes=route_table(scenario),

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.runtime.constants import DEFAULT_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_RESULT_CHARS
+from harness.scenarios.provider_side import ContextManagementSpec, ProviderSideSpec
 from harness.scenarios.references import all_steps, driver_problems, named_routes
 from harness.scenarios.vocabulary import (
     EVENT_FIELDS,
@@ -154,6 +155,7 @@ class FakeSpec(_Strict):
     variant: str = "default"
     script: list[StepSpec] = []
     default: StepSpec = StepSpec()
+    provider_side: ProviderSideSpec = ProviderSideSpec()
 
 
 class ProviderSpec(_Strict):
@@ -163,6 +165,13 @@ class ProviderSpec(_Strict):
     model: str | None = None
     context_window: NonNegative | None = None
     fake: FakeSpec = FakeSpec()
+    context_management: ContextManagementSpec | None = None
+
+    @model_validator(mode="after")
+    def _context_management_fits_the_kind(self) -> ProviderSpec:
+        if self.context_management is not None:
+            raise_if(self.context_management.problems(self.kind))
+        return self
 
     @model_validator(mode="after")
     def _variant_exists(self) -> ProviderSpec:
