@@ -56,13 +56,27 @@ def conformance(
     max_input_tokens: int | None = typer.Option(
         None, min=1, help="At most this many input tokens (default: 16 x the claim, else 256000)."
     ),
+    provider_side: list[str] = typer.Option(
+        [],
+        "--provider-side",
+        help="A provider-side context management option the endpoint claims, probed for "
+        "honoured, rejected or ignored (repeatable): anthropic: clear_tool_uses, "
+        "clear_thinking, compact; openai-responses: truncation, compaction.",
+    ),
     json_path: Path | None = typer.Option(None, "--json", help="Write the report as JSON."),
     md_path: Path | None = typer.Option(None, "--markdown", help="Write the report as Markdown."),
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     err, out = Console(stderr=True), Console()
     options = ConformanceOptions(
-        provider, base_url, model, api_key_env, context_window, max_requests, max_input_tokens
+        provider,
+        base_url,
+        model,
+        api_key_env,
+        context_window,
+        max_requests,
+        max_input_tokens,
+        tuple(provider_side),
     )
     try:
         run = plan(options)

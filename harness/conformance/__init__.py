@@ -40,6 +40,11 @@ Checks (each ``pass``, ``fail``, ``inconclusive`` or ``n/a``):
 ``recovery``
     An ``Agent`` session seeded past the real window (proactive trims off) gets an overflow,
     trims reactively and answers.
+``provider_side``
+    Each provider-side context management option the endpoint claims (``--provider-side``)
+    is probed once and said ``honoured``, ``rejected`` (a non-overflow 4xx), ``ignored``
+    (answered without the edit, or refused as an overflow despite ``truncation``) or
+    ``inconclusive`` (``harness.conformance.provider_side``); ``n/a`` without claims.
 
 **The endpoint conforms when every check is ``pass`` or ``n/a``** (exit code 0). Any
 ``fail`` or ``inconclusive`` means it does not (exit code 1). Invalid options, or an endpoint

@@ -21,6 +21,12 @@ from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
 from harness.conformance.checks import Findings, all_checks
 from harness.conformance.metered import MeteredClient, Redactor
 from harness.conformance.probes import Prober, Sent, Sleep
+from harness.conformance.provider_side import (
+    OPTIONS_BY_KIND,
+    ProviderSideOutcome,
+    probe_provider_side,
+    provider_side_check,
+)
 from harness.conformance.recovery import (
     COST_FACTOR,
     RecoveryResult,
@@ -70,6 +76,8 @@ class ConformanceOptions:
     context_window: int | None = None
     max_requests: int | None = None
     max_input_tokens: int | None = None
+    provider_side: tuple[str, ...] = ()
+    """Provider-side context management options the endpoint claims (issue 17)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +110,7 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     _positive("--context-window", options.context_window)
     _positive("--max-requests", options.max_requests)
     _positive("--max-input-tokens", options.max_input_tokens)
+    _check_provider_side(options)
     key = None
     if options.api_key_env is not None:
         key = environ.get(options.api_key_env)
@@ -111,6 +120,17 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
         options.max_requests, options.max_input_tokens, options.context_window
     )
     return Plan(options, budget, key)
+
+
+def _check_provider_side(options: ConformanceOptions) -> None:
+    known = OPTIONS_BY_KIND.get(options.provider, ())
+    for option in options.provider_side:
+        if option not in known:
+            offered = ", ".join(known) if known else "none"
+            raise ConformanceConfigError(
+                f"--provider-side {option!r} is not an option of {options.provider}; "
+                f"its options: {offered}"
+            )
 
 
 async def _or_none(probe: Awaitable[T]) -> T | None:
@@ -218,13 +238,19 @@ async def run_conformance(
         client = MeteredClient(inner, Ledger(plan.budget), redact)
         prober = Prober(client, options.model, sleep)
         findings = await _probe_all(prober, plan, sleep, observers)
-    return _report(plan, findings, client, redact)
+        side = await probe_provider_side(prober, inner, findings.search, options.provider_side)
+    return _report(plan, findings, client, redact, side)
 
 
 def _report(
-    plan: Plan, findings: Findings, client: MeteredClient, redact: Redactor
+    plan: Plan,
+    findings: Findings,
+    client: MeteredClient,
+    redact: Redactor,
+    provider_side: tuple[ProviderSideOutcome, ...] = (),
 ) -> ConformanceReport:
     checks, answers, pairing = all_checks(findings, redact)
+    checks = (*checks, provider_side_check(provider_side))
     search, ledger = findings.search, client.ledger
     return ConformanceReport(
         provider=plan.options.provider,
