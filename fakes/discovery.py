@@ -16,6 +16,7 @@ from typing import Any
 
 from fakes.engine import FakeModel, FakeProvider
 from fakes.profiles import Endpoint, EndpointKind
+from fakes.responses_compact import compact_response
 from fakes.rows import JSONValue
 from fakes.wire.base import RequestContext
 
@@ -258,5 +259,6 @@ HANDLERS: dict[EndpointKind, Handler] = {
     "llamacpp_props": _llamacpp_props,
     "llamacpp_slots": _llamacpp_slots,
     "openrouter_models": _openrouter_models,
+    "responses_compact": compact_response,
     "together_models": _together_models,
 }

@@ -21,6 +21,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -30,9 +31,10 @@ from harness.events import (
 from harness.telemetry.names import trim_reason_label
 
 IGNORED: frozenset[type[Event]] = frozenset(
-    {TurnStarted, BudgetResolved, ProviderCallStarted, ToolCallStarted}
+    {TurnStarted, BudgetResolved, ProviderCallStarted, ToolCallStarted, ProviderContextEdited}
 )
-"""Kinds a load run does not count: their outcomes are counted from the kinds that close them."""
+"""Kinds a load run does not count: their outcomes are counted from the kinds that close them
+(provider-side edits: the load fakes are not asked for any)."""
 
 
 class LoadTally:

@@ -16,6 +16,7 @@ from fakes.context_edits import (
     CONTEXT_MANAGEMENT_BETA,
     NOT_PERMITTED,
 )
+from fakes.discovery import HANDLERS, DiscoveryRequest
 from fakes.provider_side import ProviderSide
 from fakes.wire.base import RequestContext
 
@@ -340,3 +341,26 @@ def test_clearing_never_grows_the_prompt_and_spares_the_newest_kept(
     if uses > trigger and uses > keep:
         assert edits
         assert edits[0]["cleared_tool_uses"] == uses - keep
+
+
+def test_count_tokens_counts_the_edited_prompt_and_reports_the_original() -> None:
+    provider = fake()
+    endpoint = next(e for e in provider.profile.endpoints if e.kind == "anthropic_count_tokens")
+    edit = clear(trigger={"type": "tool_uses", "value": 1}, keep={"type": "tool_uses", "value": 1})
+    payload = body(tool_turns(3), edit)
+    raw = json.dumps(payload).encode()
+    status, counted = HANDLERS[endpoint.kind](provider, endpoint, DiscoveryRequest(None, raw, BETA))
+    assert status == 200
+    before = plain_tokens(payload)
+    answer = send(fake(), payload)
+    assert answer.tokens is not None
+    assert counted == {
+        "input_tokens": answer.tokens.total,
+        "context_management": {"original_input_tokens": before},
+    }
+    assert answer.tokens.total < before
+    plain = {k: v for k, v in payload.items() if k != "context_management"}
+    _, without = HANDLERS[endpoint.kind](
+        provider, endpoint, DiscoveryRequest(None, json.dumps(plain).encode(), {})
+    )
+    assert without == {"input_tokens": before}

@@ -7,6 +7,7 @@ from typing import Any
 
 from fakes import FakeBehaviour, FakeProvider
 from fakes.answer import Answer
+from fakes.discovery import HANDLERS, DiscoveryRequest
 from fakes.provider_side import ProviderSide
 from fakes.wire.base import RequestContext
 
@@ -111,3 +112,36 @@ def test_a_bad_compact_threshold_is_a_400() -> None:
     assert answer.status == 400
     assert isinstance(answer.body, dict)
     assert "compact_threshold" in answer.body["error"]["message"]
+
+
+def compact_endpoint(provider: FakeProvider, payload: dict[str, Any]) -> tuple[int, Any]:
+    endpoint = next(e for e in provider.profile.endpoints if e.kind == "responses_compact")
+    assert endpoint.path == "/v1/responses/compact"
+    raw = json.dumps(payload).encode()
+    return HANDLERS[endpoint.kind](provider, endpoint, DiscoveryRequest(None, raw, {}))
+
+
+def test_the_compact_endpoint_keeps_user_messages_and_adds_one_compaction_item() -> None:
+    provider = fake()
+    payload = {"model": "fake-model", "input": long_input(3)}
+    status, compacted = compact_endpoint(provider, payload)
+    assert status == 200
+    assert compacted["object"] == "response.compaction"
+    *users, item = compacted["output"]
+    assert users == [i for i in long_input(3) if i["role"] == "user"]
+    assert item["type"] == "compaction"
+    assert (
+        compacted["usage"]["input_tokens"]
+        == send(fake(), {**payload, "input": long_input(3)}).tokens.total
+    )  # type: ignore[union-attr]
+    later = send(
+        provider, {"model": "fake-model", "input": [item, {"role": "user", "content": "go"}]}
+    )
+    assert later.status == 200
+    assert "summary of 7 earlier items" in later.rows[0].content
+
+
+def test_the_compact_endpoint_validates_like_responses() -> None:
+    status, body = compact_endpoint(fake(), {"model": "fake-model"})
+    assert status == 400
+    assert "input" in json.dumps(body)
