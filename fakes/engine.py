@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fakes.answer import Answer
+from fakes.auth import auth_answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
 from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
 from fakes.faults import fault_answer, shape
@@ -198,7 +199,11 @@ class FakeProvider:
         decoded = self.decode(wire, raw, ctx)
         request = decoded.request
         tokens = self.count(request) if request else None
-        answer = decorate(self._decide(wire, decoded, tokens, index, behaviour), decoded.edited)
+        if behaviour.fault is not None and behaviour.fault.kind == "auth":
+            answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body
+        else:
+            answer = self._decide(wire, decoded, tokens, index, behaviour)
+        answer = decorate(answer, decoded.edited)
         rows = request.rows if request else ()
         return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
 

@@ -15,7 +15,9 @@ inject instead of, or on top of, the normal answer:
 - ``hang``: wait ``seconds`` (or until the client goes away) before answering normally;
 - ``malformed_json``: 200 with a truncated JSON body (or SSE event);
 - ``drop_mid_stream``: send part of the answer (``after_events`` SSE events, or half the
-  body), then drop the connection.
+  body), then drop the connection;
+- ``auth``: the provider's real answer to an invalid API key (``fakes.auth``; its status
+  is the provider's, ``status`` is not used).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ FaultKind: TypeAlias = Literal[
     "hang",
     "malformed_json",
     "drop_mid_stream",
+    "auth",
 ]
 DEFAULT_REPLY_TEXT = "This is a fake reply."
 DEFAULT_HANG_SECONDS = 30.0

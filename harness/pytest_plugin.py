@@ -7,7 +7,8 @@ same diff. A file that does not validate is a collection error that lists its
 ``file:line: key.path: ...`` problems. Only YAML files that look like scenarios are
 collected: those under a folder named ``scenarios``, and those with top-level ``rules:``
 and ``conversation:`` keys, so other YAML in a repository is left alone. ``-k`` also
-matches a scenario's tags.
+matches a scenario's tags. The ini option ``trimscope_scenario_timeout`` (seconds,
+default ``DEFAULT_SCENARIO_TIMEOUT_S``) fails a scenario still running after it.
 
 Fixtures::
 
@@ -36,8 +37,11 @@ import pytest
 from harness.events import EventBus
 from harness.scenarios.expect import check
 from harness.scenarios.fixtures import AgentFactory, FakeProviderFactory
+from harness.scenarios.limits import DEFAULT_LIMITS
 from harness.scenarios.loader import LoadedScenario, ScenarioError, duplicate_id, load_scenario
 from harness.scenarios.runner import EventRecorder, run_scenario
+from harness.scenarios.source import SourceProblem, read_bytes
+from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle
@@ -46,6 +50,32 @@ SCENARIO_FOLDER = "scenarios"
 _TOP_LEVEL_RULES = re.compile(r"^rules\s*:", re.MULTILINE)
 _TOP_LEVEL_CONVERSATION = re.compile(r"^conversation\s*:", re.MULTILINE)
 _SEEN: pytest.StashKey[dict[str, LoadedScenario]] = pytest.StashKey()
+
+
+TIMEOUT_INI = "trimscope_scenario_timeout"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        TIMEOUT_INI,
+        "seconds one scenario file may run before it fails as a timeout",
+        default=f"{DEFAULT_SCENARIO_TIMEOUT_S:g}",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _timeout(config)  # a bad setting is a usage error before anything is collected
+
+
+def _timeout(config: pytest.Config) -> float:
+    text = str(config.getini(TIMEOUT_INI))
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise pytest.UsageError(f"{TIMEOUT_INI}: expected seconds > 0, found {text!r}")
+    return value
 
 
 def looks_like_scenario(path: Path, rootpath: Path) -> bool:
@@ -59,9 +89,9 @@ def looks_like_scenario(path: Path, rootpath: Path) -> bool:
         folders = path.parts[:-1]
     if SCENARIO_FOLDER in folders:
         return True
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    try:  # bounded, and never opens a FIFO or a device (a plain read would block on them)
+        text = read_bytes(path, DEFAULT_LIMITS).decode("utf-8", errors="replace")
+    except SourceProblem:
         return False
     return bool(_TOP_LEVEL_RULES.search(text) and _TOP_LEVEL_CONVERSATION.search(text))
 
@@ -109,7 +139,12 @@ class ScenarioItem(pytest.Item):
         self.extra_keyword_matches.update(loaded.scenario.tags)
 
     def runtest(self) -> None:
-        run = asyncio.run(run_scenario(self.loaded.scenario))
+        timeout = _timeout(self.config)
+        try:
+            run = asyncio.run(asyncio.wait_for(run_scenario(self.loaded.scenario), timeout))
+        except TimeoutError:
+            failure = f"timeout: still running after {timeout:g}s, cancelled"
+            raise ScenarioFailed(self.loaded, [failure]) from None
         failures = check(run)
         if failures:
             raise ScenarioFailed(self.loaded, failures)

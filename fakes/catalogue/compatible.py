@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakes.catalogue.captured import LLAMACPP_BUILD, LLAMACPP_OVERFLOW
 from fakes.catalogue.model import (
     MAX_CTX,
     OLLAMA_TEXT,
@@ -178,6 +179,15 @@ COMPATIBLE: tuple[OverflowEntry, ...] = (
         "openai_chat",
         "default",
         400,
+        LLAMACPP_OVERFLOW,
+        match="type=exceed_context_size_error",
+        source=f"captured from {LLAMACPP_BUILD}",
+    ),
+    E(
+        "llamacpp",
+        "openai_chat",
+        "no_numbers",
+        400,
         {
             "error": {
                 "code": 400,
@@ -188,7 +198,7 @@ COMPATIBLE: tuple[OverflowEntry, ...] = (
             }
         },
         match="type=exceed_context_size_error",
-        source="ggml-org/llama.cpp#17284",
+        source="ggml-org/llama.cpp#17284 (older builds)",
     ),
     E(
         "llamacpp",

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from harness.conformance import (
+    DEFAULT_REQUEST_TIMEOUT_S,
     EXIT_UNUSABLE,
     ConformanceConfigError,
     ConformanceOptions,
@@ -56,6 +57,12 @@ def conformance(
     max_input_tokens: int | None = typer.Option(
         None, min=1, help="At most this many input tokens (default: 16 x the claim, else 256000)."
     ),
+    request_timeout: float | None = typer.Option(
+        None,
+        min=0.001,
+        help=f"Give up on a request after this many seconds ({DEFAULT_REQUEST_TIMEOUT_S:g}).",
+    ),
+    quiet: bool = typer.Option(False, help="Do not print a line per request on stderr."),
     provider_side: list[str] = typer.Option(
         [],
         "--provider-side",
@@ -76,16 +83,22 @@ def conformance(
         context_window,
         max_requests,
         max_input_tokens,
-        tuple(provider_side),
+        request_timeout,
+        provider_side=tuple(provider_side),
     )
     try:
         run = plan(options)
     except ConformanceConfigError as error:
         raise _fail(err, str(error)) from None
     out.print(f"conformance: {provider} at {base_url}, model {model}", markup=False, soft_wrap=True)
-    out.print(budget_line(run.budget), markup=False, highlight=False, soft_wrap=True)
+    line = budget_line(run.budget, run.request_timeout_s)
+    out.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def progress(text: str) -> None:
+        err.print(f"  {text}", markup=False, highlight=False, soft_wrap=True)
+
     try:
-        report = asyncio.run(run_conformance(run))
+        report = asyncio.run(run_conformance(run, progress=None if quiet else progress))
     except (ConformanceConfigError, EndpointUnusable) as error:
         raise _fail(err, str(error)) from None
     out.print(table(report))

@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
-from pydantic import TypeAdapter, ValidationError
+from rich.console import Console
 
 from fakes import PROVIDER_NAMES, CounterName, FakeProvider, FakeScript, serve_forever
 from fakes.mounts import LOOPBACK
+from harness.cli.run import EXIT_INVALID, LIMIT, resolve_limits
+from harness.scenarios.fake_script import load_fake_script
+from harness.scenarios.limits import Limits
+from harness.scenarios.loader import ScenarioError
 
 
 def _provider(value: str) -> str:
@@ -23,14 +26,17 @@ def _provider(value: str) -> str:
     return value
 
 
-def _load_script(path: Path | None) -> FakeScript | None:
+def _load_script(path: Path | None, limits: Limits) -> FakeScript | None:
+    """``--script``: read like a scenario file; every problem is ``file:line: ...``, exit 2."""
     if path is None:
         return None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return TypeAdapter(FakeScript).validate_python(data)
-    except (OSError, yaml.YAMLError, ValidationError, ValueError) as error:
-        raise typer.BadParameter(f"{path}: {error}", param_hint="--script") from error
+        return load_fake_script(path, limits)
+    except ScenarioError as error:
+        for problem in error.problems:
+            typer.echo(problem, err=True)
+        typer.echo(f"invalid --script: {len(error.problems)} problem(s)", err=True)
+        raise typer.Exit(EXIT_INVALID) from error
 
 
 def _announce(url: str) -> None:
@@ -49,16 +55,23 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = LOOPBACK,
     port: Annotated[int, typer.Option(min=0, max=65535, help="0 picks a free port.")] = 0,
     variant: Annotated[str, typer.Option(help="Overflow answer variant.")] = "default",
-    script: Annotated[Path | None, typer.Option(help="YAML FakeScript (replies, faults).")] = None,
+    script: Annotated[
+        Path | None,
+        typer.Option(
+            help="YAML script: steps and default, as a scenario's fake (scenarios/README.md)."
+        ),
+    ] = None,
+    limit: list[str] | None = LIMIT,
 ) -> None:
     """Serve one fake provider until SIGINT or SIGTERM; print its base URL when ready."""
+    limits = resolve_limits(limit, Console(stderr=True))
     try:
         fake = FakeProvider(
             provider,
             model,
             context_window=context_window,
             counter=counter,
-            script=_load_script(script),
+            script=_load_script(script, limits),
             variant=variant,
         )
     except ValueError as error:

@@ -12,22 +12,39 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.scenarios.limits import DEFAULT_LIMITS, LIMIT_NAMES, Limits, parse_limit
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
-from harness.scenarios.suite import run_suite, select
+from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
 from harness.telemetry.setup import MAX_HOLD_METRICS_S, TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 150
 DEFAULT_LIBRARY = Path("scenarios")
+MAX_SCENARIO_TIMEOUT_S = 86_400.0  # a day: asyncio's deadline arithmetic needs a finite bound
 
 PATHS = typer.Argument(None, help="Scenario files or folders (default: scenarios/).")
+LIMIT = typer.Option(
+    None,
+    "--limit",
+    metavar="NAME=N",
+    help=f"Raise a loader limit (repeatable); NAME is one of {', '.join(LIMIT_NAMES)}."
+    " Defaults: scenarios/README.md.",
+)
 
 
-def _load(paths: list[Path] | None, console: Console) -> list[LoadedScenario]:
+def resolve_limits(options: list[str] | None, console: Console) -> Limits:
+    try:
+        return DEFAULT_LIMITS.with_overrides(dict(parse_limit(o) for o in options or ()))
+    except ValueError as error:
+        console.print(f"--limit: {error}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_INVALID) from error
+
+
+def _load(paths: list[Path] | None, console: Console, limits: Limits) -> list[LoadedScenario]:
     targets = paths or [DEFAULT_LIBRARY]
     try:
-        return load_all(targets)
+        return load_all(targets, limits)
     except ScenarioError as error:
         for problem in error.problems:
             console.print(problem, markup=False, highlight=False, soft_wrap=True)
@@ -37,10 +54,10 @@ def _load(paths: list[Path] | None, console: Console) -> list[LoadedScenario]:
 
 def register(app: typer.Typer) -> None:
     @app.command("validate")
-    def validate(paths: list[Path] | None = PATHS) -> None:
+    def validate(paths: list[Path] | None = PATHS, limit: list[str] | None = LIMIT) -> None:
         """Validate scenario files without running them."""
         console = Console(stderr=True)
-        loaded = _load(paths, console)
+        loaded = _load(paths, console, resolve_limits(limit, console))
         Console().print(f"{len(loaded)} scenario file(s) valid")
 
     @app.command("run")
@@ -66,10 +83,19 @@ def register(app: typer.Typer) -> None:
             help="With --serve-metrics: keep serving SECONDS after the run (Ctrl-C stops).",
         ),
         otlp: bool = typer.Option(False, "--otlp", help="Export spans by OTLP/HTTP (OTEL_*)."),
+        limit: list[str] | None = LIMIT,
+        scenario_timeout: float = typer.Option(
+            DEFAULT_SCENARIO_TIMEOUT_S,
+            "--scenario-timeout",
+            min=0.001,
+            max=MAX_SCENARIO_TIMEOUT_S,
+            help="Wall-clock seconds one scenario may run; past it, its verdict is TIMEOUT"
+            " and the others still run.",
+        ),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
-        loaded = select(_load(paths, err), k)
+        loaded = select(_load(paths, err, resolve_limits(limit, err)), k)
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
             raise typer.Exit(EXIT_INVALID)
@@ -106,6 +132,7 @@ def register(app: typer.Typer) -> None:
                 observers=telemetry.observers,
                 transcript_dir=transcript,
                 progress=progress,
+                timeout_s=scenario_timeout,
             )
             telemetry.hold()  # --hold-metrics: only after a run that completed
         finally:

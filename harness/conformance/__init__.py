@@ -18,9 +18,15 @@ Checks (each ``pass``, ``fail``, ``inconclusive`` or ``n/a``):
     (input within a factor of four of the estimate, output at most 4 × ``max_tokens``).
 ``tool_pairing``
     An orphaned tool result and an unanswered tool call are each rejected with a non-overflow
-    4xx. Acceptance passes only for kinds whose lenience is documented
-    (``LENIENT_PAIRING_KINDS``: Ollama, vLLM, llama.cpp, LM Studio; Cohere, whose answer is
-    uncatalogued, is noted the same way); a rejection that reads as an overflow fails.
+    4xx whose body is about tool calls and results. Acceptance passes only for kinds whose
+    lenience is documented (``LENIENT_PAIRING_KINDS``: Ollama, vLLM, llama.cpp, LM Studio;
+    Cohere, whose answer is uncatalogued, is noted the same way); a rejection that reads as
+    an overflow fails; any other error (a 5xx, a 4xx about something else) is
+    *inconclusive*, with the body shown.
+``row_shapes``
+    A well-paired tool round is accepted both with a tool-call-only assistant row sent as
+    ``content: null`` (what the runtime writes) and as ``content: ""`` (what a history seeded
+    from some providers carries); refusing either, with any status, fails.
 ``window``
     The window measured by growth then bisection (in the endpoint's reported tokens) is
     within 5 % (``WINDOW_TOLERANCE``) of ``--context-window``; ``n/a`` without a claim.
@@ -45,6 +51,12 @@ Checks (each ``pass``, ``fail``, ``inconclusive`` or ``n/a``):
     is probed once and said ``honoured``, ``rejected`` (a non-overflow 4xx), ``ignored``
     (answered without the edit, or refused as an overflow despite ``truncation``) or
     ``inconclusive`` (``harness.conformance.provider_side``); ``n/a`` without claims.
+
+Waiting. A 429 is retried twice after its ``retry-after``; a 503 (a server still loading
+its model) is retried for at most 60 s per probe, waits doubling from 1 s; each request
+gives up after ``--request-timeout`` seconds (``DEFAULT_REQUEST_TIMEOUT_S``, 120). The
+report also gives the reported input tokens ÷ the runtime's estimate over the answered
+requests (``EstimateRatio``), the figure that sizes a budget's headroom.
 
 **The endpoint conforms when every check is ``pass`` or ``n/a``** (exit code 0). Any
 ``fail`` or ``inconclusive`` means it does not (exit code 1). Invalid options, or an endpoint
@@ -78,6 +90,7 @@ from harness.conformance.report import (
     WindowFinding,
 )
 from harness.conformance.runner import (
+    DEFAULT_REQUEST_TIMEOUT_S,
     STREAMING_KINDS,
     ConformanceConfigError,
     ConformanceOptions,
@@ -90,6 +103,7 @@ from harness.conformance.window import WINDOW_TOLERANCE
 
 __all__ = [
     "DEFAULT_MAX_REQUESTS",
+    "DEFAULT_REQUEST_TIMEOUT_S",
     "EXIT_CONFORMS",
     "EXIT_DOES_NOT_CONFORM",
     "EXIT_UNUSABLE",

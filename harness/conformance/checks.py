@@ -3,6 +3,7 @@ definition of "conforms")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -22,6 +23,13 @@ LENIENT_PAIRING_KINDS: Final = frozenset(
 profiles say so too): accepting an orphan is their documented behaviour, not a defect."""
 UNCATALOGUED_PAIRING_KINDS: Final = frozenset({"cohere"})
 """Kinds whose answer to an orphaned pair providers.md never captured: lenient is noted."""
+PAIRING_WORDING: Final = re.compile(
+    r"tool[_ ]?(call|use|result|output)|function[_ ]?(call|response)|role '?tool",
+    re.IGNORECASE,
+)
+"""What a body about tool pairing mentions (OpenAI, Anthropic, Gemini, Bedrock, Responses
+wordings in the fakes' catalogue): a 4xx without it was refused for something else."""
+ROW_SHAPE_NAMES: Final = {"row_shape_null": "content null", "row_shape_empty": 'content ""'}
 GOOD_SHAPES: Final = frozenset({"http_error", "in_stream_error"})
 SILENT_SHAPES: Final = frozenset({"silent_truncation", "stream_accepted"})
 _SHAPE_WHY: Final = {
@@ -40,10 +48,25 @@ class Findings:
     small: Sent
     orphan: Sent | None
     unanswered: Sent | None
+    row_null: Sent | None
+    row_empty: Sent | None
     search: WindowSearch | None
     streamed: Sent | None
     recovery: RecoveryResult
     exchanges: Sequence[Exchange]
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    checks: tuple[Check, ...]
+    overflow: tuple[OverflowAnswer, ...]
+    pairing: tuple[PairingOutcome, ...]
+    row_shapes: tuple[PairingOutcome, ...]
+
+
+def counted(value: int | None) -> str:
+    """A count for a sentence: never a Python ``None``."""
+    return "none reported" if value is None else str(value)
 
 
 def _check(name: str, title: str, verdict: Verdict, finding: str) -> Check:
@@ -55,7 +78,10 @@ def small_request(small: Sent) -> Check:
     reply = small.reply
     assert reply is not None, "an unanswered small request ends the run (exit 2)"
     usage = reply.usage
-    seen = f"input {usage.input_tokens} (estimate {small.estimate}), output {usage.output_tokens}"
+    seen = (
+        f"input {counted(usage.input_tokens)} (estimate {small.estimate}), "
+        f"output {counted(usage.output_tokens)}"
+    )
     if not (reply.text or reply.tool_calls):
         return _check("small_request", title, Verdict.FAIL, f"empty answer; usage {seen}")
     if usage.input_tokens is None or usage.output_tokens is None:
@@ -70,27 +96,56 @@ def small_request(small: Sent) -> Check:
     return _check("small_request", title, Verdict.PASS, f"answered; usage {seen}")
 
 
+def _about_pairing(body: str) -> bool:
+    return PAIRING_WORDING.search(body) is not None
+
+
 def pairing_outcome(probe: str, sent: Sent | None, redact: Redactor) -> PairingOutcome:
+    """``rejected`` only for a 4xx that speaks of tool calls and their results; any other
+    error (a 5xx, a 4xx about something else) is ``failed``: it says nothing about pairing."""
     if sent is None:
         return PairingOutcome(probe, "not_sent")
     if sent.error is None:
         status = sent.reply.status_code if sent.reply else None
         return PairingOutcome(probe, "accepted", status)
-    if is_rate_limit(sent.error):
-        return PairingOutcome(probe, "throttled", sent.error.status)
-    return PairingOutcome(probe, "rejected", sent.error.status, redact.excerpt(sent.error.body))
+    error = sent.error
+    if is_rate_limit(error):
+        return PairingOutcome(probe, "throttled", error.status)
+    client_error = error.status is not None and 400 <= error.status < 500
+    outcome = "rejected" if client_error and _about_pairing(error.body) else "failed"
+    return PairingOutcome(probe, outcome, error.status, redact.excerpt(error.body))
+
+
+def _seen(outcomes: Sequence[PairingOutcome]) -> str:
+    return ", ".join(f"{o.probe}: {o.outcome}{_status_note(o.status)}" for o in outcomes)
+
+
+def _status_note(status: int | None) -> str:
+    return "" if status is None else f" ({status})"
+
+
+def _answer(o: PairingOutcome) -> str:
+    status = "no HTTP status" if o.status is None else f"HTTP {o.status}"
+    return f"{status} '{o.excerpt[:160]}'"
+
+
+def _bodies(outcomes: Sequence[PairingOutcome]) -> str:
+    return "; ".join(f"{o.probe}: {_answer(o)}" for o in outcomes if o.outcome == "failed")
 
 
 def tool_pairing(outcomes: Sequence[PairingOutcome], findings: Findings) -> Check:
     kind = findings.kind
     title = "Tool pairing"
-    seen = ", ".join(f"{o.probe}: {o.outcome} ({o.status})" for o in outcomes)
+    seen = _seen(outcomes)
     if any(o.outcome in ("not_sent", "throttled") for o in outcomes):
         return _check("tool_pairing", title, Verdict.INCONCLUSIVE, f"no verdict; {seen}")
     errors = [s.error for s in (findings.orphan, findings.unanswered) if s and s.error]
     if any(classify_overflow(e.provider, e.status, e.body).extended for e in errors):
         why = "a pairing rejection reads as an overflow to extended: the runtime would trim"
         return _check("tool_pairing", title, Verdict.FAIL, f"{why}; {seen}")
+    if any(o.outcome == "failed" for o in outcomes):
+        why = "failed for another reason than pairing, so enforcement is unknown"
+        return _check("tool_pairing", title, Verdict.INCONCLUSIVE, f"{why}: {_bodies(outcomes)}")
     if all(o.outcome == "rejected" for o in outcomes):
         return _check("tool_pairing", title, Verdict.PASS, f"enforced: {seen}")
     if kind in LENIENT_PAIRING_KINDS or kind in UNCATALOGUED_PAIRING_KINDS:
@@ -99,6 +154,26 @@ def tool_pairing(outcomes: Sequence[PairingOutcome], findings: Findings) -> Chec
         return _check("tool_pairing", title, Verdict.PASS, f"{why}; {seen}")
     why = "not enforced: a trim that splits a tool pair would go unnoticed"
     return _check("tool_pairing", title, Verdict.FAIL, f"{why}; {seen}")
+
+
+def row_shapes(outcomes: Sequence[PairingOutcome]) -> Check:
+    """Both shapes of a tool-call-only assistant row the runtime replays must be accepted:
+    an endpoint that refuses one (llama-cpp-python answers 500 to ``content: null``) fails
+    every request that carries such a turn, whatever the status says."""
+    title = "Tool-call row shapes"
+    seen = _seen(outcomes)
+    if any(o.outcome in ("not_sent", "throttled") for o in outcomes):
+        return _check("row_shapes", title, Verdict.INCONCLUSIVE, f"no verdict; {seen}")
+    refused = [o for o in outcomes if o.outcome != "accepted"]
+    if refused:
+        first = refused[0]
+        shape = ROW_SHAPE_NAMES.get(first.probe, first.probe)
+        why = (
+            f"a tool-call-only assistant row with {shape} is refused ({_answer(first)}): "
+            "every request replaying such a turn fails"
+        )
+        return _check("row_shapes", title, Verdict.FAIL, f"{why}; {seen}")
+    return _check("row_shapes", title, Verdict.PASS, f"both accepted; {seen}")
 
 
 def _pct(measured: int, declared: int) -> str:
@@ -111,7 +186,7 @@ def window(search: WindowSearch | None, declared: int | None) -> Check:
         return _check("window", title, Verdict.INCONCLUSIVE, "budget reached before the search")
     measured, low, high = search.measured, search.lower_bound, search.upper_bound
     if declared is None:
-        seen = f"≈ {measured} tokens" if measured is not None else f"at least {low} tokens"
+        seen = f"≈ {measured} tokens" if measured is not None else f"at least {counted(low)} tokens"
         return _check("window", title, Verdict.NOT_APPLICABLE, f"no claim; measured {seen}")
     slack = WINDOW_TOLERANCE * declared
     if measured is not None and abs(measured - declared) <= slack:
@@ -131,7 +206,10 @@ def window(search: WindowSearch | None, declared: int | None) -> Check:
         return _check("window", title, Verdict.FAIL, why)
     if low is not None and low > declared + slack:
         return _check("window", title, Verdict.FAIL, f"declared {declared} but {low} tokens fit")
-    why = f"search stopped ({search.stopped}) with {low} fitting and {high} not fitting"
+    why = (
+        f"search stopped ({search.stopped}) with {counted(low)} fitting "
+        f"and {counted(high)} not fitting"
+    )
     return _check("window", title, Verdict.INCONCLUSIVE, why)
 
 
@@ -296,17 +374,20 @@ def recovery(result: RecoveryResult) -> Check:
     return _check("recovery", title, Verdict.FAIL, f"no recovery ({seen})")
 
 
-def all_checks(
-    findings: Findings, redact: Redactor
-) -> tuple[tuple[Check, ...], tuple[OverflowAnswer, ...], tuple[PairingOutcome, ...]]:
+def all_checks(findings: Findings, redact: Redactor) -> Judged:
     pairing = (
         pairing_outcome("orphan_tool_result", findings.orphan, redact),
         pairing_outcome("unanswered_tool_call", findings.unanswered, redact),
+    )
+    shapes = (
+        pairing_outcome("row_shape_null", findings.row_null, redact),
+        pairing_outcome("row_shape_empty", findings.row_empty, redact),
     )
     answers = overflow_answers(findings, redact)
     checks = (
         small_request(findings.small),
         tool_pairing(pairing, findings),
+        row_shapes(shapes),
         window(findings.search, findings.declared_window),
         overflow_recognised(answers),
         overflow_shape(answers),
@@ -314,4 +395,4 @@ def all_checks(
         look_alike(findings.exchanges, findings.search, findings.small),
         recovery(findings.recovery),
     )
-    return checks, answers, pairing
+    return Judged(checks, answers, pairing, shapes)

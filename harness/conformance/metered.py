@@ -10,6 +10,8 @@ key never reaches a record, whatever the endpoint echoes back.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -22,8 +24,19 @@ from harness.providers import (
     classify_overflow,
 )
 
+Progress = Callable[[str], None]
+"""Told one line before and one after each request (a run against a slow or silent
+endpoint shows where it waits)."""
 EXCERPT_CHARS: Final = 400
 REDACTED: Final = "[redacted]"
+
+
+def describe_status(status: int | None, *, streamed: bool) -> str:
+    """A failed request's outcome in words (the wire clients call every status-less
+    failure a stream error; conformance says which it was)."""
+    if status is not None:
+        return f"HTTP {status}"
+    return "an error event inside the stream" if streamed else "no HTTP answer"
 
 
 class Redactor:
@@ -70,8 +83,17 @@ class MeteredClient:
     the exchanges that follow.
     """
 
-    def __init__(self, inner: HttpProviderClient, ledger: Ledger, redact: Redactor) -> None:
+    def __init__(
+        self,
+        inner: HttpProviderClient,
+        ledger: Ledger,
+        redact: Redactor,
+        progress: Progress | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._inner = inner
+        self._progress = progress
+        self._clock = clock
         self.ledger = ledger
         self.redact = redact
         self.provider_kind = inner.provider_kind
@@ -79,14 +101,24 @@ class MeteredClient:
         self.purpose = "probe"
         self.exchanges: list[Exchange] = []
 
+    def _say(self, text: str) -> None:
+        if self._progress is not None:
+            self._progress(self.redact(text))
+
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         cost = request_cost(request)
         self.ledger.admit(cost)
+        label = f"#{len(self.exchanges)} {self.purpose}"
+        self._say(f"{label}: sending about {cost:,} tokens")
+        started = self._clock()
         try:
             reply = await self._inner.complete(request)
         except ProviderError as error:
             self.exchanges.append(self._failed(request, cost, error))
+            shown = describe_status(error.status, streamed=request.stream)
+            self._say(f"{label}: {shown} after {self._clock() - started:.1f} s")
             raise
+        self._say(f"{label}: {reply.status_code} after {self._clock() - started:.1f} s")
         self.ledger.settle(cost, reply.usage.input_tokens)
         self.exchanges.append(
             Exchange(

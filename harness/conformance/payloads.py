@@ -10,6 +10,7 @@ linearly with it (the silent-truncation check relies on that).
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Final
 
 from harness.providers import ProviderRequest
@@ -96,6 +97,31 @@ def unanswered_call_request(model: str) -> ProviderRequest:
         ChatMessage("user", QUESTION),
     ]
     return ProviderRequest(model, messages, (LOOKUP_TOOL,), max_tokens=PROBE_MAX_TOKENS)
+
+
+def tool_round_request(model: str, call_text: str | None) -> ProviderRequest:
+    """A well-paired tool round whose call row has no text: ``call_text`` is ``None``
+    (sent as ``content: null`` on OpenAI-style wires) or ``""``. The runtime replays every
+    tool-call-only turn in one of these shapes, so an endpoint must accept both."""
+    call = ToolCall("call_conformance_shape", LOOKUP_TOOL.name, '{"word":"river"}')
+    messages = [
+        ChatMessage("system", SYSTEM_PROMPT),
+        ChatMessage("user", "Look up the word river."),
+        _call_row(call_text, call),
+        native_tool_result_row(call.id, "river: a flowing body of water"),
+    ]
+    return ProviderRequest(model, messages, (LOOKUP_TOOL,), max_tokens=PROBE_MAX_TOKENS)
+
+
+def _call_row(call_text: str | None, call: ToolCall) -> ChatMessage:
+    """The runtime writes blank call text as ``null``; a history seeded from a provider that
+    answered ``""`` keeps the ``""`` in its envelope, and the wires send it as it is."""
+    row = native_tool_call_row(None, [call])
+    if call_text is None:
+        return row
+    envelope = json.loads(row.content)
+    envelope["content"] = call_text
+    return ChatMessage("assistant", json.dumps(envelope, separators=(",", ":")))
 
 
 def recovery_history(tokens: int, turns: int = RECOVERY_TURNS) -> list[ChatMessage]:

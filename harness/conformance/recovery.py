@@ -25,7 +25,7 @@ from harness.agent import Agent, Classifier, LoopConfig, Route, RouteTable
 from harness.conformance.budget import BudgetExhausted, Ledger
 from harness.conformance.metered import MeteredClient, Redactor
 from harness.conformance.payloads import PROBE_MAX_TOKENS, QUESTION, recovery_history
-from harness.conformance.probes import Sleep
+from harness.conformance.probes import Sleep, describe_failure
 from harness.events import (
     Event,
     EventBus,
@@ -34,12 +34,16 @@ from harness.events import (
     OverflowDetected,
     RecoveryAttempted,
 )
+from harness.providers import ProviderError
 from harness.runtime import HarnessError, ProviderProfile, RuntimeProfile, estimate_history_tokens
 
 PUSH_FACTOR: Final = 1.3
-COST_FACTOR: Final = PUSH_FACTOR * (1 + 2 / 3 + 4 / 9)
-"""What a session may cost, as a multiple of the smallest size that did not fit: the
-pushed call and two recoveries at 2/3 each."""
+COST_FACTOR: Final = PUSH_FACTOR * (1 + 2 / 3)
+"""What the window search keeps back for the session, as a multiple of the smallest size
+that did not fit: the pushed call and one recovery at 2/3, exactly what ``affordable``
+asks before the session runs. One recovery is what a window found to 1 % needs (2/3 of
+1.3 x the miss fits); reserving for a second one cost the search its last bisection
+steps and left right claims unsettled."""
 HISTORY_CAP: Final = 1000
 """The turn limit is not under test: high enough never to drop the seeded turns."""
 ROUTE: Final = "conformance.endpoint"
@@ -123,10 +127,13 @@ async def run_recovery(
     agent.seed_conversation_history(history)
     client.purpose = "recovery"
     calls_before = len(client.exchanges)
-    answered, error, failure = False, None, None
+    answered, error = False, None
+    failure: HarnessError | None = None
     try:
         answered = await agent.turn(QUESTION) is not None
-    except HarnessError as exc:  # a provider error the runtime gave up on, or the budget
+    except ProviderError as exc:  # a provider error the runtime gave up on
+        error, failure = redact.excerpt(describe_failure(exc, streamed=False)), exc
+    except HarnessError as exc:  # the budget, or a rule the runtime enforces
         error, failure = redact.excerpt(str(exc)), exc
     return RecoveryResult(
         ran=True,

@@ -25,11 +25,16 @@ _STYLE: Final = {
 }
 
 
-def budget_line(budget: ProbeBudget) -> str:
-    """The stated cost, printed before the first request."""
+def budget_line(budget: ProbeBudget, request_timeout_s: float | None = None) -> str:
+    """The stated cost (and how long each request may wait), printed before the first
+    request."""
+    wait = (
+        "" if request_timeout_s is None else f"; each request waits at most {request_timeout_s:g} s"
+    )
     return (
         f"budget: at most {budget.max_requests} requests and "
-        f"{budget.max_input_tokens:,} input tokens (runtime estimate, raised to reported usage)"
+        f"{budget.max_input_tokens:,} input tokens (runtime estimate, raised to reported "
+        f"usage){wait}"
     )
 
 
@@ -61,20 +66,62 @@ def table(report: ConformanceReport) -> Group:
     return Group(
         grid,
         Text(_spent_line(report)),
+        Text(_window_line(report)),
+        Text(ratio_line(report)),
         Text(_verdict_line(report), style),
     )
 
 
-def _status(status: int | None) -> str:
-    return "in stream" if status is None else str(status)
+def _yes(value: bool | None) -> str:
+    return "–" if value is None else ("yes" if value else "no")
+
+
+def _count(value: int | None) -> str:
+    return "–" if value is None else f"{value:,}"
+
+
+def _answer_status(status: int | None, streamed: bool, ok: bool) -> str:
+    """What came back, in words: never a bare ``None``."""
+    if status is not None:
+        return str(status)
+    if ok:
+        return "answered"
+    return "error in stream" if streamed else "no HTTP answer"
+
+
+def _window_line(report: ConformanceReport) -> str:
+    w = report.window
+    declared = "no claim" if w.declared is None else f"declared {w.declared:,}"
+    measured = "not settled" if w.measured is None else f"measured {w.measured:,}"
+    fits = "nothing fit" if w.lower_bound is None else f"fits ≥ {w.lower_bound:,}"
+    misses = "no refusal seen" if w.upper_bound is None else f"does not fit {w.upper_bound:,}"
+    return f"Window: {declared}, {measured} ({fits}, {misses}; search {w.stopped})"
+
+
+def ratio_line(report: ConformanceReport) -> str:
+    r = report.estimate_ratio
+    if r is None:
+        return "estimate accuracy: no answered request reported its input tokens"
+    return (
+        f"estimate accuracy: reported input ÷ runtime estimate = {r.overall:.2f} overall "
+        f"(median {r.median:.2f}, {r.low:.2f}–{r.high:.2f} over {r.samples} replies)"
+    )
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _outcomes(report: ConformanceReport) -> list[str]:
+    return [
+        f"- {o.probe}: {o.outcome}"
+        + ("" if o.status is None else f" (HTTP {o.status})")
+        + (f"; `{_cell(o.excerpt)}`" if o.excerpt else "")
+        for o in (*report.pairing, *report.row_shapes)
+    ]
+
+
 def markdown(report: ConformanceReport) -> str:
-    w = report.window
     lines = [
         f"# Conformance: {report.provider} · `{report.model}`",
         "",
@@ -82,8 +129,8 @@ def markdown(report: ConformanceReport) -> str:
         f"- Result: **{'conforms' if report.conforms else 'does not conform'}** "
         f"(exit code {report.exit_code})",
         f"- {_spent_line(report)}",
-        f"- Window: declared {w.declared}, measured {w.measured} "
-        f"(fits ≥ {w.lower_bound}, does not fit {w.upper_bound}; search {w.stopped})",
+        f"- {_window_line(report)}",
+        f"- {ratio_line(report)}",
         "",
         "| Check | Verdict | Finding |",
         "|---|---|---|",
@@ -92,18 +139,24 @@ def markdown(report: ConformanceReport) -> str:
         "## Overflow answers",
         "",
         *(
-            f"- `{a.shape}` (status {_status(a.status)}, {a.estimate_tokens} tokens sent): "
-            f"reference {a.reference}, extended {a.extended}; `{_cell(a.excerpt)}`"
+            f"- `{a.shape}` (status {_answer_status(a.status, a.streamed, False)}, "
+            f"{a.estimate_tokens} tokens sent): reference {_yes(a.reference)}, "
+            f"extended {_yes(a.extended)}; `{_cell(a.excerpt)}`"
             for a in report.overflow
         ),
+        "",
+        "## Tool rows",
+        "",
+        *_outcomes(report),
         "",
         "## Exchanges",
         "",
         "| # | Purpose | Tokens sent | Status | Reported input | Error |",
         "|---|---|---|---|---|---|",
         *(
-            f"| {e.index} | {e.purpose} | {e.estimate_tokens} | {e.status} | "
-            f"{e.reported_input_tokens} | {e.error_class or ''} |"
+            f"| {e.index} | {e.purpose} | {e.estimate_tokens} | "
+            f"{_answer_status(e.status, e.streamed, e.ok)} | "
+            f"{_count(e.reported_input_tokens)} | {e.error_class or ''} |"
             for e in report.exchanges
         ),
     ]

@@ -8,6 +8,8 @@ from the endpoint has been redacted (``metered.Redactor``).
 from __future__ import annotations
 
 import dataclasses
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -63,8 +65,9 @@ class OverflowAnswer:
 class PairingOutcome:
     probe: str
     outcome: str
-    """``rejected``, ``accepted``, ``throttled`` (429 after the retries) or ``not_sent``
-    (budget)."""
+    """``accepted``; ``rejected`` (a 4xx whose body is about tool calls and results);
+    ``failed`` (any other error: a 5xx, a 4xx about something else; the excerpt shows
+    it); ``throttled`` (429 after the retries) or ``not_sent`` (budget)."""
     status: int | None = None
     excerpt: str = ""
 
@@ -92,6 +95,34 @@ class Spent:
 
 
 @dataclass(frozen=True, slots=True)
+class EstimateRatio:
+    """The endpoint's reported input tokens ÷ the runtime's estimate, over the answered
+    requests that reported usage: how far ``ceil(bytes/4) + 4`` per row is from this
+    endpoint's tokenizer for the probes' text (ASCII words, JSON tool rows). Above 1 the
+    estimate undercounts and budgets need that much headroom."""
+
+    samples: int
+    low: float
+    median: float
+    high: float
+    overall: float
+    """Sum of reported ÷ sum of estimated."""
+
+    @classmethod
+    def of(cls, exchanges: Sequence[Exchange]) -> EstimateRatio | None:
+        pairs = [
+            (e.reported_input_tokens, e.estimate_tokens)
+            for e in exchanges
+            if e.ok and e.reported_input_tokens is not None and e.estimate_tokens > 0
+        ]
+        if not pairs:
+            return None
+        ratios = sorted(reported / estimate for reported, estimate in pairs)
+        overall = sum(r for r, _ in pairs) / sum(e for _, e in pairs)
+        return cls(len(ratios), ratios[0], statistics.median(ratios), ratios[-1], overall)
+
+
+@dataclass(frozen=True, slots=True)
 class ConformanceReport:
     provider: str
     base_url: str
@@ -101,8 +132,11 @@ class ConformanceReport:
     window: WindowFinding
     overflow: tuple[OverflowAnswer, ...]
     pairing: tuple[PairingOutcome, ...]
+    row_shapes: tuple[PairingOutcome, ...]
+    """The two well-paired tool rounds: call row with ``content: null``, then ``""``."""
     recovery: RecoveryResult
     exchanges: tuple[Exchange, ...]
+    estimate_ratio: EstimateRatio | None = None
 
     @property
     def conforms(self) -> bool:
@@ -140,6 +174,10 @@ class ConformanceReport:
             "window": dataclasses.asdict(self.window),
             "overflow": [dataclasses.asdict(o) for o in self.overflow],
             "pairing": [dataclasses.asdict(p) for p in self.pairing],
+            "row_shapes": [dataclasses.asdict(p) for p in self.row_shapes],
             "recovery": dataclasses.asdict(self.recovery),
             "exchanges": [dataclasses.asdict(e) for e in self.exchanges],
+            "estimate_ratio": (
+                None if self.estimate_ratio is None else dataclasses.asdict(self.estimate_ratio)
+            ),
         }

@@ -1,14 +1,16 @@
 """One conformance run: validate the options, then probe in a fixed order and judge.
 
 Order: the small request (an endpoint that cannot answer it is unusable: exit 2), the two
-tool-pairing requests, the window search, one streamed overflow (wires that stream), the
-recovery session. Every request goes through one ``MeteredClient`` over one
-``httpx.AsyncClient``; ``transport`` is injectable for tests, the CLI passes none.
+tool-pairing requests, the two tool-call row shapes, the window search, one streamed
+overflow (wires that stream), the recovery session. Every request goes through one
+``MeteredClient`` over one ``httpx.AsyncClient``; ``transport`` is injectable for tests,
+the CLI passes none.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import urllib.parse
 from collections.abc import Awaitable, Mapping, Sequence
@@ -19,8 +21,8 @@ import httpx
 
 from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
 from harness.conformance.checks import Findings, all_checks
-from harness.conformance.metered import MeteredClient, Redactor
-from harness.conformance.probes import Prober, Sent, Sleep
+from harness.conformance.metered import MeteredClient, Progress, Redactor
+from harness.conformance.probes import Prober, Sent, Sleep, describe_failure
 from harness.conformance.provider_side import (
     OPTIONS_BY_KIND,
     ProviderSideOutcome,
@@ -34,7 +36,7 @@ from harness.conformance.recovery import (
     push_size,
     run_recovery,
 )
-from harness.conformance.report import ConformanceReport, Spent, WindowFinding
+from harness.conformance.report import ConformanceReport, EstimateRatio, Spent, WindowFinding
 from harness.conformance.window import WINDOW_TOLERANCE, SearchPlan, WindowSearch, find_window
 from harness.events import Observer
 from harness.providers import (
@@ -44,11 +46,13 @@ from harness.providers import (
     Classifier,
     OpenAIResponsesClient,
     make_client,
-    render_provider_error,
 )
 from harness.runtime import HarnessError
 
-REQUEST_TIMEOUT: Final = httpx.Timeout(120.0, connect=10.0)
+DEFAULT_REQUEST_TIMEOUT_S: Final = 120.0
+"""Each request gives up after this long without an answer (``--request-timeout``): long
+enough for a local server to process a window-sized prompt on a CPU."""
+CONNECT_TIMEOUT_S: Final = 10.0
 STREAMING_KINDS: Final = frozenset(
     kind
     for kind, cls in CLIENT_CLASSES.items()
@@ -76,6 +80,7 @@ class ConformanceOptions:
     context_window: int | None = None
     max_requests: int | None = None
     max_input_tokens: int | None = None
+    request_timeout_s: float | None = None
     provider_side: tuple[str, ...] = ()
     """Provider-side context management options the endpoint claims (issue 17)."""
 
@@ -87,6 +92,7 @@ class Plan:
     options: ConformanceOptions
     budget: ProbeBudget
     api_key: str | None
+    request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
 
     def __repr__(self) -> str:
         return f"Plan(options={self.options!r}, budget={self.budget!r}, api_key=<hidden>)"
@@ -110,6 +116,9 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     _positive("--context-window", options.context_window)
     _positive("--max-requests", options.max_requests)
     _positive("--max-input-tokens", options.max_input_tokens)
+    timeout = options.request_timeout_s
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise ConformanceConfigError(f"--request-timeout must be positive seconds, not {timeout}")
     _check_provider_side(options)
     key = None
     if options.api_key_env is not None:
@@ -119,7 +128,7 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     budget = ProbeBudget.resolve(
         options.max_requests, options.max_input_tokens, options.context_window
     )
-    return Plan(options, budget, key)
+    return Plan(options, budget, key, timeout or DEFAULT_REQUEST_TIMEOUT_S)
 
 
 def _check_provider_side(options: ConformanceOptions) -> None:
@@ -145,7 +154,7 @@ def _unusable(prober: Prober, small: Sent, redact: Redactor) -> EndpointUnusable
     error = small.error
     assert error is not None, "only an unanswered small request is unusable"
     options = f"{prober.client.provider_kind} endpoint {prober.model!r}"
-    rendered = render_provider_error(error.provider, error.status, error.body)
+    rendered = describe_failure(error, streamed=small.request.stream)
     return EndpointUnusable(redact(f"{options} did not answer the small request: {rendered}"))
 
 
@@ -194,6 +203,8 @@ async def _probe_all(
         raise _unusable(prober, small, client.redact)
     orphan = await _or_none(prober.orphan_result())
     unanswered = await _or_none(prober.unanswered_call())
+    row_null = await _or_none(prober.tool_round(None))
+    row_empty = await _or_none(prober.tool_round(""))
     streams = kind in STREAMING_KINDS
     reserve = COST_FACTOR + (STREAM_PROBE_FACTOR if streams else 0.0)
     search_plan = SearchPlan(reserve, plan.options.context_window)
@@ -206,6 +217,8 @@ async def _probe_all(
         small=small,
         orphan=orphan,
         unanswered=unanswered,
+        row_null=row_null,
+        row_empty=row_empty,
         search=search,
         streamed=streamed,
         recovery=recovery,
@@ -219,15 +232,20 @@ async def run_conformance(
     transport: httpx.AsyncBaseTransport | None = None,
     sleep: Sleep = asyncio.sleep,
     observers: Sequence[Observer] = (),
+    progress: Progress | None = None,
 ) -> ConformanceReport:
     """Probe the endpoint within ``plan.budget`` and judge it.
 
-    Raises ``EndpointUnusable`` when the small request gets no answer. ``observers`` see
-    the recovery session's events (transcripts, spans).
+    Raises ``EndpointUnusable`` when the small request gets no answer (each request waits
+    at most ``plan.request_timeout_s``). ``observers`` see the recovery session's events
+    (transcripts, spans); ``progress`` is told about each request as it goes.
     """
     options = plan.options
     redact = Redactor(plan.api_key)
-    async with httpx.AsyncClient(transport=transport, timeout=REQUEST_TIMEOUT) as http:
+    timeout = httpx.Timeout(
+        plan.request_timeout_s, connect=min(CONNECT_TIMEOUT_S, plan.request_timeout_s)
+    )
+    async with httpx.AsyncClient(transport=transport, timeout=timeout) as http:
         inner = make_client(
             options.provider,
             client=http,
@@ -235,7 +253,7 @@ async def run_conformance(
             api_key=plan.api_key,
             classifier=Classifier.EXTENDED,
         )
-        client = MeteredClient(inner, Ledger(plan.budget), redact)
+        client = MeteredClient(inner, Ledger(plan.budget), redact, progress)
         prober = Prober(client, options.model, sleep)
         findings = await _probe_all(prober, plan, sleep, observers)
         side = await probe_provider_side(prober, inner, findings.search, options.provider_side)
@@ -249,8 +267,8 @@ def _report(
     redact: Redactor,
     provider_side: tuple[ProviderSideOutcome, ...] = (),
 ) -> ConformanceReport:
-    checks, answers, pairing = all_checks(findings, redact)
-    checks = (*checks, provider_side_check(provider_side))
+    judged = all_checks(findings, redact)
+    checks = (*judged.checks, provider_side_check(provider_side))
     search, ledger = findings.search, client.ledger
     return ConformanceReport(
         provider=plan.options.provider,
@@ -274,8 +292,10 @@ def _report(
             stopped=search.stopped if search else "budget",
             probes=len(search.points) - 1 if search else 0,
         ),
-        overflow=answers,
-        pairing=pairing,
+        overflow=judged.overflow,
+        pairing=judged.pairing,
+        row_shapes=judged.row_shapes,
         recovery=findings.recovery,
         exchanges=tuple(client.exchanges),
+        estimate_ratio=EstimateRatio.of(client.exchanges),
     )

@@ -11,13 +11,13 @@ Sizes are estimated input tokens (``harness.conformance.payloads``). A probe of 
   not a refusal: it is waited out and retried, and one that persists stops the search.
 
 Growth starts at ``START_TOKENS`` and doubles until a probe does not fit (with a declared
-window, it also stops at sizes predicted just under and just over the claim, so that two
-probes settle a right claim early); bisection then narrows the bracket between the largest
-fitting and the smallest non-fitting size until they are within ``RESOLUTION`` (1 %, at
-least ``MIN_RESOLUTION_TOKENS``). A probe is sent
-only when the ledger can afford it *plus* a reserve for what follows (the streamed
-overflow and the recovery session, ``SearchPlan.reserve_factor`` times its size, and
-``RESERVED_REQUESTS`` requests); otherwise the search stops with the bracket it has.
+window, it goes to sizes predicted just under and just over the claim as soon as they are
+within reach, so that two probes settle a right claim early); bisection then narrows the
+bracket between the largest fitting and the smallest non-fitting size until they are
+within ``RESOLUTION`` (1 %, at least ``MIN_RESOLUTION_TOKENS``). A probe is sent only when
+the ledger can afford it *plus* a reserve for what follows (the streamed overflow and the
+recovery session, ``SearchPlan.reserve_factor`` times its size, and ``RESERVED_REQUESTS``
+requests); otherwise the search stops with the bracket it has.
 
 The calibration maps estimates to the endpoint's own count: a line through the small
 request and the first growth probe (the filler is uniform, so counts grow linearly with
@@ -38,6 +38,8 @@ RESOLUTION: Final = 0.01
 MIN_RESOLUTION_TOKENS: Final = 8
 MAX_GROWTH_STEPS: Final = 24
 MIN_GROWTH: Final = 1.25
+EDGE_REACH: Final = 4
+"""Growth goes straight to a claim edge at most this many times the current size away."""
 RESERVED_REQUESTS: Final = 5
 WINDOW_TOLERANCE: Final = 0.05
 """A declared window is right when the measured one is within 5 % of it."""
@@ -182,14 +184,19 @@ def claim_edges(calibration: Calibration, claim: int) -> tuple[int, int]:
 
 
 def next_growth(search: WindowSearch, plan: SearchPlan, size: int, ledger: Ledger) -> int:
-    """Double; but once calibrated, stop at a claim edge on the way, so two probes either
-    side of the claim settle it even when the budget ends the search early. A doubled size
+    """Double; but once calibrated, go to the nearest claim edge when it lies within
+    ``EDGE_REACH`` times the size (the doublings below it would only confirm what the edge
+    probe shows), so two probes either side of the claim settle it early. The edge is
+    taken as it is, however close: the two edges are only ``WINDOW_TOLERANCE`` apart, and a
+    minimum step would jump from the lower edge clean over the upper one. A doubled size
     the budget cannot pay for shrinks to the largest it can (at least ``MIN_GROWTH``)."""
     doubled = size * 2
-    if plan.claim is not None and search.calibration.measured:
-        edges = [e for e in claim_edges(search.calibration, plan.claim) if size < e < doubled]
-        doubled = min(edges, default=doubled)
     affordable = int(ledger.remaining_tokens / (1 + plan.reserve_factor))
+    if plan.claim is not None and search.calibration.measured:
+        edges = claim_edges(search.calibration, plan.claim)
+        reachable = [e for e in edges if size < e <= size * EDGE_REACH and e <= affordable]
+        if reachable:
+            return min(reachable)
     return max(math.ceil(size * MIN_GROWTH), min(doubled, affordable))
 
 

@@ -73,7 +73,7 @@ async def _no_sleep(_: float) -> None:
     """Scenarios honour retry-after logically; they never wait for real."""
 
 
-def _behaviour(step: StepSpec) -> fakes.FakeBehaviour:
+def fake_behaviour(step: StepSpec) -> fakes.FakeBehaviour:
     fault = step.fault
     return fakes.FakeBehaviour(
         reply=fakes.ScriptedReply(
@@ -98,7 +98,7 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
         context_window=window,
         counter=fake_spec.counter,
         script=fakes.FakeScript(
-            tuple(_behaviour(s) for s in fake_spec.script), _behaviour(fake_spec.default)
+            tuple(fake_behaviour(s) for s in fake_spec.script), fake_behaviour(fake_spec.default)
         ),
         variant=fake_spec.variant,
     )

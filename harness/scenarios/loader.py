@@ -1,9 +1,13 @@
 """Load and validate scenario files once. Every error names ``file:line: key.path: what
 was expected, what was found``; the caller exits with code 2 and runs nothing.
 
-YAML is composed into nodes first (they carry line numbers), checked for duplicate keys
-(PyYAML would silently keep the last), turned into plain data, then validated by the
-pydantic models. Validation errors are mapped back to the node they point at.
+The file is read within ``Limits`` (``harness.scenarios.source``: regular files only,
+bounded size, printable UTF-8), composed into nodes (they carry line numbers) that are
+measured and checked before anything is built from them (expanded size, nesting,
+escaped control characters, 64-bit integers), checked for duplicate keys (PyYAML would
+silently keep the last), turned into plain data, validated by the strict pydantic models,
+and finally held to what a run may be asked to do (``limit_problems``). Validation
+errors are mapped back to the node they point at.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import yaml
 from pydantic import ValidationError
 
 from harness.runtime import HarnessError
+from harness.scenarios.limits import DEFAULT_LIMITS, Limits, limit_problems
 from harness.scenarios.problems import (
     dotted,
     duplicate_keys,
@@ -25,6 +30,13 @@ from harness.scenarios.problems import (
     yaml_problem,
 )
 from harness.scenarios.schema import Scenario
+from harness.scenarios.source import (
+    BoundedLoader,
+    SourceProblem,
+    check_nodes,
+    decode,
+    read_bytes,
+)
 from harness.scenarios.vocabulary import Loc
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
@@ -76,15 +88,18 @@ def locate(root: yaml.Node, loc: Loc) -> int:
     return line
 
 
-def _parse(path: Path, text: str) -> tuple[yaml.Node, Any]:
+def parse(
+    path: Path, text: str, limits: Limits = DEFAULT_LIMITS, *, what: str = "a scenario mapping"
+) -> tuple[yaml.Node, Any]:
     """The composed root node (for lines) and the plain data it constructs."""
-    loader = yaml.SafeLoader(text)
+    loader = BoundedLoader(text, limits)
     try:
         root = loader.get_single_node()
         if root is None:
-            raise ScenarioError(
-                [f"{path}:1: (top level): expected a scenario mapping, the file is empty"]
-            )
+            raise ScenarioError([f"{path}:1: (top level): expected {what}, the file is empty"])
+        node_problems = check_nodes(root, loader, limits)
+        if node_problems:
+            raise ScenarioError([f"{path}:{line}: {what}" for line, what in node_problems])
         duplicates = sorted(duplicate_keys(root), key=lambda d: d[1])
         if duplicates:
             raise ScenarioError(
@@ -97,22 +112,31 @@ def _parse(path: Path, text: str) -> tuple[yaml.Node, Any]:
     except yaml.YAMLError as exc:
         line, message = yaml_problem(exc)
         raise ScenarioError([f"{path}:{line}: (yaml): {message}"]) from exc
+    except SourceProblem as exc:
+        raise ScenarioError([f"{path}:{exc.line}: {exc.what}"]) from exc
     except RecursionError as exc:
-        raise ScenarioError([f"{path}:1: (yaml): nested too deeply to read"]) from exc
+        what = f"expected at most {limits.depth} levels of nesting, found too many to read"
+        raise ScenarioError([f"{path}:1: (yaml): {what}"]) from exc
     finally:
         loader.dispose()
 
 
-def load_scenario(path: Path, *, shown_as: Path | None = None) -> LoadedScenario:
+def read_text(source: Path, shown: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The file's text within the limits, or ``ScenarioError`` naming ``shown``."""
+    try:
+        return decode(read_bytes(source, limits))
+    except SourceProblem as exc:
+        raise ScenarioError([f"{shown}:{exc.line}: {exc.what}"]) from exc
+
+
+def load_scenario(
+    path: Path, *, shown_as: Path | None = None, limits: Limits = DEFAULT_LIMITS
+) -> LoadedScenario:
     """Validate one file; raise ``ScenarioError`` (and nothing else) listing its problems.
 
     Problems and the result name the file ``shown_as`` (default ``path``)."""
     source, path = path, shown_as or path
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError([f"{path}:1: (file): cannot be read: {exc}"]) from exc
-    root, data = _parse(path, text)
+    root, data = parse(path, read_text(source, path, limits), limits)
     if not isinstance(data, dict):
         raise ScenarioError(
             [f"{path}:{_line(root)}: (top level): expected a scenario mapping, found {found(data)}"]
@@ -124,6 +148,10 @@ def load_scenario(path: Path, *, shown_as: Path | None = None) -> LoadedScenario
         raise ScenarioError([f"{path}:{line}: {what}" for line, what in problems]) from exc
     except RecursionError as exc:
         raise ScenarioError([f"{path}:1: (top level): nested too deeply to validate"]) from exc
+    beyond = limit_problems(scenario, limits)
+    if beyond:
+        located = sorted((locate(root, loc), f"{dotted(loc)}: {what}") for loc, what in beyond)
+        raise ScenarioError([f"{path}:{line}: {what}" for line, what in located])
     return LoadedScenario(path, scenario, locate(root, ("id",)))
 
 
@@ -145,7 +173,7 @@ def duplicate_id(item: LoadedScenario, first: LoadedScenario) -> str:
     )
 
 
-def load_all(paths: Sequence[Path]) -> list[LoadedScenario]:
+def load_all(paths: Sequence[Path], limits: Limits = DEFAULT_LIMITS) -> list[LoadedScenario]:
     """Validate every file first; raise one error listing every problem, or return all."""
     loaded: list[LoadedScenario] = []
     problems: list[str] = []
@@ -154,7 +182,7 @@ def load_all(paths: Sequence[Path]) -> list[LoadedScenario]:
         raise ScenarioError([f"{', '.join(map(str, paths))}: no scenario files found"])
     for path in files:
         try:
-            loaded.append(load_scenario(path))
+            loaded.append(load_scenario(path, limits=limits))
         except ScenarioError as exc:
             problems.extend(exc.problems)
     ids: dict[str, LoadedScenario] = {}

@@ -39,6 +39,7 @@ _SIMPLE: Mapping[str, str] = {
     "model_type": "a mapping",
     "model_attributes_type": "a mapping",
     "none_required": "null",
+    "finite_number": "a finite number",
 }
 _BOUNDS: Mapping[str, tuple[str, str]] = {
     "greater_than_equal": ("ge", ">="),

@@ -28,7 +28,8 @@ RESPONSES_KINDS = frozenset({"openai-responses"})
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict, as every scenario model: YAML's ``yes`` is not true, ``"5"`` is not 5
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ClearToolUsesSpec(_Strict):

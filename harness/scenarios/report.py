@@ -23,16 +23,23 @@ class Outcome:
     failures: tuple[str, ...]
     duration_s: float
     crashed: str | None = None
+    timed_out_s: float | None = None  # the timeout it ran into, when it was cancelled
 
     @property
     def passed(self) -> bool:
-        return not self.failures and self.crashed is None
+        return not self.failures and self.crashed is None and self.timed_out_s is None
 
     @property
     def verdict(self) -> str:
+        if self.timed_out_s is not None:
+            return "TIMEOUT"
         if self.crashed is not None:
             return "ERROR"
         return "PASS" if self.passed else "FAIL"
+
+    @property
+    def timeout_message(self) -> str:
+        return f"timeout: still running after {self.timed_out_s:g}s, cancelled"
 
 
 def _count(outcome: Outcome, key: str) -> str:
@@ -68,6 +75,8 @@ def print_failures(console: Console, outcomes: Sequence[Outcome]) -> None:
         if o.passed:
             continue
         console.rule(f"[bold red]{o.scenario_id}[/] ({o.path})")
+        if o.timed_out_s is not None:
+            console.print(o.timeout_message, markup=False, highlight=False)
         if o.crashed:
             console.print(o.crashed, markup=False, highlight=False, soft_wrap=True)
         for failure in o.failures:
@@ -81,7 +90,7 @@ def write_junit(path: Path, outcomes: Sequence[Outcome]) -> None:
         name="trimscope-scenarios",
         tests=str(len(outcomes)),
         failures=str(sum(o.verdict == "FAIL" for o in outcomes)),
-        errors=str(sum(o.verdict == "ERROR" for o in outcomes)),
+        errors=str(sum(o.verdict in ("ERROR", "TIMEOUT") for o in outcomes)),
         time=f"{sum(o.duration_s for o in outcomes):.3f}",
     )
     for o in outcomes:
@@ -92,7 +101,9 @@ def write_junit(path: Path, outcomes: Sequence[Outcome]) -> None:
             name=o.scenario_id,
             time=f"{o.duration_s:.3f}",
         )
-        if o.crashed is not None:
+        if o.timed_out_s is not None:
+            ET.SubElement(case, "error", message=o.timeout_message, type="timeout")
+        elif o.crashed is not None:
             ET.SubElement(case, "error", message="scenario crashed").text = o.crashed
         elif o.failures:
             failure = ET.SubElement(case, "failure", message=o.failures[0].splitlines()[0])

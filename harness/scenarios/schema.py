@@ -1,4 +1,4 @@
-"""The scenario file format (pydantic v2). Unknown keys are errors everywhere.
+"""The scenario file format (pydantic v2, strict). Unknown keys are errors everywhere.
 
 A scenario says: this runtime profile, these provider routes and the fake behind each,
 this conversation — and this must happen (events, requests, history, error, counts).
@@ -54,7 +54,9 @@ ProviderKind = Literal[
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: YAML's ``yes`` is not 1 and ``"8000"`` is not 8000 (numbers and booleans are
+    # taken only as what they are; an int is still a valid float).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 # --- runtime and routes -------------------------------------------------------------
@@ -97,7 +99,7 @@ class ToolCallSpec(_Strict):
 
 
 class UsageSpec(_Strict):
-    input_factor: float = Field(default=1.0, ge=0)
+    input_factor: float = Field(default=1.0, ge=0, allow_inf_nan=False)
     input_tokens: NonNegative | None = None
     output_tokens: NonNegative | None = None
     cached_tokens: NonNegative = 0
@@ -112,6 +114,7 @@ FaultKind = Literal[
     "hang",
     "malformed_json",
     "drop_mid_stream",
+    "auth",
 ]
 
 
@@ -119,7 +122,7 @@ class FaultSpec(_Strict):
     kind: FaultKind
     status: int = 500
     retry_after: NonNegative = 1
-    seconds: float = Field(default=30.0, ge=0)
+    seconds: float = Field(default=30.0, ge=0, allow_inf_nan=False)
     name: str | None = Field(default=None, description="look_alike: the look-alike's name")
     after_events: NonNegative | None = None
 

@@ -18,6 +18,7 @@ KEY_ENV = "TRIMSCOPE_TEST_CONFORMANCE_KEY"
 ALL_PASS = {
     "small_request": "pass",
     "tool_pairing": "pass",
+    "row_shapes": "pass",
     "window": "pass",
     "overflow_recognised": "pass",
     "overflow_shape": "pass",
@@ -82,7 +83,14 @@ def options(
     provider_side: tuple[str, ...] = (),
 ) -> ConformanceOptions:
     return ConformanceOptions(
-        kind, base_url, MODEL, api_key_env, declared, max_requests, max_input_tokens, provider_side
+        kind,
+        base_url,
+        MODEL,
+        api_key_env,
+        declared,
+        max_requests,
+        max_input_tokens,
+        provider_side=provider_side,
     )
 
 

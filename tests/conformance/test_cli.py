@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from fakes import FakeScript, fail
 from fakes.pytest_plugin import FakeServerFactory
 from harness.cli import app
 from tests.conformance.support import KEY_ENV, MODEL, serve
@@ -91,17 +92,53 @@ def test_unreachable_endpoint_exits_2_naming_the_provider() -> None:
     base_url = f"http://127.0.0.1:{_closed_port()}/v1"
     result = invoke("--provider", "groq", "--base-url", base_url, "--model", "m")
     assert result.exit_code == 2
-    assert "error: groq endpoint 'm' did not answer the small request: groq API error" in (
-        result.stderr
-    )
+    said = "error: groq endpoint 'm' did not answer the small request: groq: no HTTP answer"
+    assert said in result.stderr
+    assert "(connect error)" in result.stderr
+    assert "(stream)" not in result.stderr  # nothing was streamed
 
 
 def test_unknown_model_exits_2_with_the_status_and_body(fake_server: FakeServerFactory) -> None:
     _, base_url = serve(fake_server, "openai", 2000)
     result = invoke("--provider", "openai", "--base-url", base_url, "--model", "no-such-model")
     assert result.exit_code == 2
-    assert "openai API error (404)" in result.stderr
+    assert "openai: HTTP 404: " in result.stderr
     assert "no-such-model" in result.stderr
+
+
+def test_endpoint_that_never_answers_shows_progress_and_gives_up_after_the_timeout(
+    fake_server: FakeServerFactory,
+) -> None:
+    script = FakeScript(default=fail("hang", seconds=60))
+    _, base_url = serve(fake_server, "openai", 2000, script=script)
+    result = invoke(
+        "--provider", "openai", "--base-url", base_url, "--model", MODEL,
+        "--request-timeout", "0.5",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "each request waits at most 0.5 s" in result.stdout
+    assert "#0 small: sending about 31 tokens" in result.stderr
+    assert "#0 small: no HTTP answer after " in result.stderr
+    assert "did not answer the small request: openai: no HTTP answer (timeout)" in result.stderr
+
+
+def test_quiet_prints_no_progress(fake_server: FakeServerFactory) -> None:
+    _, base_url = serve(fake_server, "openai", 2000)
+    result = invoke(
+        "--provider", "openai", "--base-url", base_url, "--model", MODEL, "--quiet"
+    )  # fmt: skip
+    assert result.exit_code == 0
+    assert "sending about" not in result.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan"])
+def test_request_timeout_must_be_positive(value: str) -> None:
+    result = invoke(
+        "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+        "--request-timeout", value,
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "request-timeout" in result.output
 
 
 # -- the real console scripts ---------------------------------------------------------
@@ -184,3 +221,18 @@ def test_console_script_against_fake_serve(
         assert failed == {"overflow_recognised", "silent_truncation", "recovery"}
     everything = done.stdout + done.stderr + json_path.read_text() + md_path.read_text()
     assert SECRET not in everything
+
+
+@pytest.mark.parametrize(("kind", "status"), [("openai", 401), ("anthropic", 401), ("gemini", 400)])
+def test_rejected_key_exits_2_with_the_status_and_body(
+    fake_server: FakeServerFactory, kind: str, status: int
+) -> None:
+    _, base_url = serve(fake_server, kind, 2000, script=FakeScript(default=fail("auth")))
+    result = invoke(
+        "--provider", kind, "--base-url", base_url, "--model", MODEL, "--api-key-env", KEY_ENV,
+        env={KEY_ENV: SECRET},
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"error: {kind} endpoint '{MODEL}' did not answer the small request" in result.stderr
+    assert f"HTTP {status}" in result.stderr
+    assert SECRET not in result.output

@@ -129,7 +129,7 @@ async def test_persistent_throttling_stops_the_search_instead_of_faking_a_window
     fake_server: FakeServerFactory,
 ) -> None:
     normal = FakeBehaviour()
-    script = FakeScript((normal, normal, normal), default=fail("rate_limit", retry_after=2))
+    script = FakeScript((normal,) * 5, default=fail("rate_limit", retry_after=2))
     result = await conform(fake_server, "openai", 2000, script=script)
     report = result.report
     assert report.window.stopped == "rate_limited"

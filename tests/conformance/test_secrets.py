@@ -128,5 +128,5 @@ async def test_unusable_endpoint_error_is_redacted_too() -> None:
         )
     message = str(raised.value)
     assert SECRET not in message
-    assert "openai API error (401)" in message
+    assert "openai: HTTP 401: " in message
     assert "Incorrect API key: [redacted]" in message

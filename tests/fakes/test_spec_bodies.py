@@ -226,7 +226,7 @@ SPEC: list[tuple[str, WireName, str, int, int | None, int, Any]] = [
     (
         "llamacpp",
         "openai_chat",
-        "default",
+        "no_numbers",
         1200,
         None,
         400,

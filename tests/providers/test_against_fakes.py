@@ -88,6 +88,7 @@ REFERENCE_VERDICT: dict[tuple[str, str], bool] = {
     ("vllm", "default"): True,
     ("vllm", "input_only"): True,
     ("llamacpp", "default"): True,
+    ("llamacpp", "no_numbers"): True,
     ("llamacpp", "status500"): True,
     ("llamacpp", "numbers"): True,
     ("lmstudio", "default"): False,

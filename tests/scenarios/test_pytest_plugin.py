@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 from pydantic import ValidationError
@@ -150,3 +151,35 @@ def test_fake_provider_fixture_validates_steps_like_a_scenario(
     with pytest.raises(ValidationError, match="txet"):
         fake_provider("openai", script=[{"txet": "typo"}])
     assert fake_provider("openai-responses", "m", context_window=50).model.context_window == 50
+
+
+def test_fifos_named_yaml_neither_block_nor_break_collection(pytester: pytest.Pytester) -> None:
+    os.mkfifo(pytester.path / "pipe.yaml")  # a plain read would wait for a writer forever
+    folder = pytester.mkdir("scenarios")
+    (folder / "alpha.yaml").write_text(scenario("alpha"))
+    os.mkfifo(folder / "pipe.yaml")
+    result = pytester.runpytest_subprocess(timeout=120)
+    result.assert_outcomes(passed=1)
+
+
+def test_a_scenario_past_the_timeout_fails_and_the_others_run(pytester: pytest.Pytester) -> None:
+    folder = pytester.mkdir("scenarios")
+    (folder / "alpha.yaml").write_text(scenario("alpha"))
+    hangs = scenario("hangs").replace(
+        'default: {text: "ok"}', "default: {fault: {kind: hang, seconds: 60}}"
+    )
+    (folder / "hangs.yaml").write_text(hangs)
+    pytester.makeini("[pytest]\ntrimscope_scenario_timeout = 0.5\n")
+    result = pytester.runpytest("scenarios")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*timeout: still running after 0.5s, cancelled*"])
+
+
+def test_a_bad_timeout_setting_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    _library(pytester)
+    pytester.makeini("[pytest]\ntrimscope_scenario_timeout = soon\n")
+    result = pytester.runpytest("scenarios")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*trimscope_scenario_timeout: expected seconds > 0, found 'soon'*"]
+    )
