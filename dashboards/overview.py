@@ -57,6 +57,29 @@ def _trimming() -> Section:
                 Query(q.quantile(0.95, n.DROPPED_MESSAGES, sel, trigger), "p95 {{trigger}}"),
             ),
             timeseries_panel(
+                "Tokens removed / s: client trims vs provider edits",
+                "Both sides of the trimming. Client: tokens_before - tokens_after of each "
+                "HistoryTrimmed (the runtime's estimate), by trigger. Provider: "
+                "cleared_input_tokens the provider reports in applied_edits, by edit kind.",
+                "short",
+                Query(q.rate(n.TRIMMED_TOKENS.name, sel, trigger), "client {{trigger}}"),
+                Query(
+                    q.rate(n.PROVIDER_CLEARED_TOKENS.name, sel, (n.LABEL_EDIT,)),
+                    "provider {{edit}}",
+                ),
+            ),
+            timeseries_panel(
+                "Provider-side edits / s by kind and outcome",
+                "One per ProviderContextEdited event: clear_tool_uses and clear_thinking "
+                "(applied), compaction (compacted or failed). A failed compaction leaves the "
+                "context whole; expect an overflow next.",
+                "ops",
+                Query(
+                    q.rate(n.PROVIDER_EDITS.name, sel, (n.LABEL_EDIT, n.LABEL_OUTCOME)),
+                    "{{edit}} ({{outcome}})",
+                ),
+            ),
+            timeseries_panel(
                 "Budget decisions / s by rule",
                 "Which step of the budget precedence decided each route's budget.",
                 "ops",

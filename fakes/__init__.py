@@ -45,6 +45,7 @@ from fakes.profiles import (
     ProviderProfile,
     profile,
 )
+from fakes.provider_side import HANDLINGS, Handling, ProviderSide
 from fakes.rows import CanonicalRequest, Row, ToolSchema
 from fakes.script import (
     FakeBehaviour,
@@ -85,6 +86,7 @@ def __getattr__(name: str) -> _typing.Any:
 
 __all__ = [
     "COUNTER_NAMES",
+    "HANDLINGS",
     "LOOK_ALIKES",
     "OVERFLOWS",
     "PROFILES",
@@ -101,11 +103,13 @@ __all__ = [
     "FakeServer",
     "FakeTransport",
     "Fault",
+    "Handling",
     "HeuristicCounter",
     "LookAlike",
     "OverflowEntry",
     "ProviderCounter",
     "ProviderProfile",
+    "ProviderSide",
     "RequestLog",
     "Row",
     "ScriptedReply",

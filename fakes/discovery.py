@@ -16,6 +16,7 @@ from typing import Any
 
 from fakes.engine import FakeModel, FakeProvider
 from fakes.profiles import Endpoint, EndpointKind
+from fakes.responses_compact import compact_response
 from fakes.rows import JSONValue
 from fakes.wire.base import RequestContext
 
@@ -118,7 +119,20 @@ def _anthropic_count(
     fake: FakeProvider, _: Endpoint, request: DiscoveryRequest
 ) -> tuple[int, JSONValue]:
     status, value = _count(fake, "anthropic", request)
-    return (status, {"input_tokens": value}) if status == 200 else (status, value)
+    if status != 200:
+        return status, value
+    return status, {"input_tokens": value, **_original_tokens(fake, request)}
+
+
+def _original_tokens(fake: FakeProvider, request: DiscoveryRequest) -> dict[str, JSONValue]:
+    """With ``context_management``, the count is of the edited prompt and the count before
+    the edits is reported beside it (``BetaCountTokensContextManagementResponse``)."""
+    ctx = RequestContext(request.path_model, request.headers, fake.profile.enforce_pairing)
+    outcome = fake.decode(fake.wire("anthropic"), request.body, ctx).edited
+    edits = outcome.anthropic if outcome else None
+    if edits is None or not edits.requested:
+        return {}
+    return {"context_management": {"original_input_tokens": edits.original_tokens}}
 
 
 def _gemini_count(
@@ -245,5 +259,6 @@ HANDLERS: dict[EndpointKind, Handler] = {
     "llamacpp_props": _llamacpp_props,
     "llamacpp_slots": _llamacpp_slots,
     "openrouter_models": _openrouter_models,
+    "responses_compact": compact_response,
     "together_models": _together_models,
 }

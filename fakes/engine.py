@@ -26,17 +26,17 @@ from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_
 from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
 from fakes.faults import fault_answer, shape
 from fakes.log import Outcome, RequestLog
+from fakes.planning import planned_calls, reported_usage
 from fakes.profiles import ProviderProfile, profile
-from fakes.rows import CanonicalRequest, compact_json
+from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, decorate, prepare
+from fakes.rows import CanonicalRequest
 from fakes.script import FakeBehaviour, FakeScript, Fault
 from fakes.templates import render
 from fakes.wire import wire_for
 from fakes.wire.base import (
-    PlannedToolCall,
     ReplyPlan,
     RequestContext,
     StopReason,
-    Usage,
     WireError,
     WireFormat,
 )
@@ -77,13 +77,18 @@ class FakeModel:
 class _Decoded:
     request: CanonicalRequest | None
     rejection: Answer | None
+    edited: Edited | None = None
 
 
 class FakeProvider:
     """One fake provider instance: profile, model, counter, overflow variant, script, log.
 
     Thread-safe: calls are numbered under a lock; the log has its own.
+    ``provider_side`` (set after construction) says how the fake treats provider-side
+    context management (``fakes.provider_side``).
     """
+
+    provider_side: ProviderSide = DEFAULT_PROVIDER_SIDE
 
     def __init__(
         self,
@@ -162,7 +167,8 @@ class FakeProvider:
     def decode(self, wire: WireFormat, raw: bytes, ctx: RequestContext) -> _Decoded:
         try:
             body: Any = json.loads(raw)
-            request = wire.decode(body, ctx)
+            edited = self.edit(wire, body, ctx)
+            request = wire.decode(edited.body, ctx)
         except WireError as error:
             return _Decoded(None, self._rejected(error))
         except (Invalid, ValueError) as error:
@@ -174,7 +180,13 @@ class FakeProvider:
             )
         if self.profile.checks_model and request.model != self.model.name:
             return _Decoded(None, self._rejected(wire.unknown_model(request.model)))
-        return _Decoded(request, None)
+        return _Decoded(request, None, edited)
+
+    def edit(self, wire: WireFormat, body: Any, ctx: RequestContext) -> Edited:
+        """The body as the model sees it once provider-side edits are applied."""
+        window, side = self.model.context_window, self.provider_side
+        count = lambda edited: self.count(wire.decode(edited, ctx)).total  # noqa: E731
+        return prepare(wire.name, body, ctx.headers, count, self.counter.count_text, window, side)
 
     def _rejected(self, error: WireError) -> Answer:
         return Answer(
@@ -198,6 +210,7 @@ class FakeProvider:
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body
         else:
             answer = self._decide(wire, decoded, tokens, index, behaviour, ctx)
+        answer = decorate(answer, decoded.edited)
         rows = request.rows if request else ()
         return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
 
@@ -333,9 +346,8 @@ class FakeProvider:
         calls = planned_calls(wire, behaviour, index)
         window = self.window_for(request)
         truncated = entry is not None and entry.delivery == "truncate"
-        usage = self._usage(
-            behaviour, min(tokens.total, window) if truncated else tokens.total, calls, cache
-        )
+        actual = min(tokens.total, window) if truncated else tokens.total
+        usage = reported_usage(self.counter, behaviour, actual, calls, cache)
         stop: StopReason = "tool_calls" if calls else "stop"
         if entry and entry.delivery == "stop":
             stop = "context_window"
@@ -353,26 +365,6 @@ class FakeProvider:
             or wire.name != "openai_chat",
         )
 
-    def _usage(
-        self,
-        behaviour: FakeBehaviour,
-        actual: int,
-        calls: tuple[PlannedToolCall, ...],
-        cache: prompt_cache.CacheUsage = prompt_cache.NO_CACHE,
-    ) -> Usage:
-        """Reported usage: the script's override, or the count scaled by its factor."""
-        report = behaviour.usage
-        output = report.output_tokens
-        if output is None:
-            spoken = (behaviour.reply.text or "") + "".join(
-                c.name + c.arguments_json for c in calls
-            )
-            output = max(1, self.counter.count_text(spoken))
-        reported = report.input_tokens
-        if reported is None:
-            reported = round(actual * report.input_factor)
-        return Usage(reported, output, *prompt_cache.reported_cache(report, cache, reported))
-
     def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:
         if request.stream and wire.name in STREAMING_WIRES:
             return Answer(200, events=wire.stream(plan), media=wire.stream_media)
@@ -383,18 +375,3 @@ def exceeds(entry: OverflowEntry, total: int, completion: int, window: int) -> b
     if entry.trigger == "input_plus_output":
         return total + completion > window
     return total > window
-
-
-def planned_calls(
-    wire: WireFormat, behaviour: FakeBehaviour, index: int
-) -> tuple[PlannedToolCall, ...]:
-    """The step's tool calls with ids (generated in the wire's style when absent)."""
-    return tuple(
-        PlannedToolCall(
-            call.id or f"{wire.tool_id_prefix}fake{index:04d}x{n}",
-            call.name,
-            call.arguments,
-            compact_json(dict(call.arguments)),
-        )
-        for n, call in enumerate(behaviour.reply.tool_calls)
-    )

@@ -29,6 +29,7 @@ EndpointKind: TypeAlias = Literal[
     "llamacpp_slots",
     "openrouter_models",
     "together_models",
+    "responses_compact",
 ]
 
 
@@ -74,7 +75,12 @@ def _compatible(name: str, window: int, *, enforce_pairing: bool = True) -> Prov
 PROFILES: tuple[ProviderProfile, ...] = (
     ProviderProfile(
         "openai",
-        (_chat(), Endpoint("/v1/responses", wire="openai_responses"), _models()),
+        (
+            _chat(),
+            Endpoint("/v1/responses", wire="openai_responses"),
+            Endpoint("/v1/responses/compact", "responses_compact"),
+            _models(),
+        ),
         128_000,
     ),
     ProviderProfile(

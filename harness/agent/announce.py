@@ -27,6 +27,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     RecoveryOutcome,
     ToolCallFinished,
@@ -188,6 +189,22 @@ class Announcer:
                 status_code=reply.status_code,
             )
         )
+        for edit in reply.provider_edits:
+            self.bus.publish(
+                ProviderContextEdited(
+                    **self._stamp(),
+                    call_id=call.call_id,
+                    provider=call.route.provider,
+                    provider_kind=call.provider_kind,
+                    model=reply.model or call.model,
+                    edit=edit.kind,
+                    wire_type=edit.wire_type,
+                    trigger=edit.trigger,
+                    cleared_items=edit.cleared_items,
+                    cleared_input_tokens=edit.cleared_input_tokens,
+                    compaction=edit.compaction,
+                )
+            )
 
     def provider_call_failed(
         self,

@@ -86,6 +86,13 @@ def conformance(
         min=0.001,
         help=f"Give up on a request after this many seconds ({DEFAULT_REQUEST_TIMEOUT_S:g}).",
     ),
+    provider_side: list[str] = typer.Option(
+        [],
+        "--provider-side",
+        help="A provider-side context management option the endpoint claims, probed for "
+        "honoured, rejected or ignored (repeatable): anthropic: clear_tool_uses, "
+        "clear_thinking, compact; openai-responses: truncation, compaction.",
+    ),
     json_path: Path | None = typer.Option(None, "--json", help="Write the report as JSON."),
     md_path: Path | None = typer.Option(None, "--markdown", help="Write the report as Markdown."),
     quiet: bool = typer.Option(
@@ -117,6 +124,7 @@ def conformance(
         max_input_tokens,
         request_timeout,
         probe_cache=probe_cache,
+        provider_side=tuple(provider_side),
     )
     try:
         run = plan(options, environ)

@@ -46,6 +46,11 @@ Checks (each ``pass``, ``fail``, ``inconclusive`` or ``n/a``):
 ``recovery``
     An ``Agent`` session seeded past the real window (proactive trims off) gets an overflow,
     trims reactively and answers.
+``provider_side``
+    Each provider-side context management option the endpoint claims (``--provider-side``)
+    is probed once and said ``honoured``, ``rejected`` (a non-overflow 4xx), ``ignored``
+    (answered without the edit, or refused as an overflow despite ``truncation``) or
+    ``inconclusive`` (``harness.conformance.provider_side``); ``n/a`` without claims.
 
 Waiting. A 429 is retried twice after its ``retry-after``; a 503 (a server still loading
 its model) is retried for at most 60 s per probe, waits doubling from 1 s; each request

@@ -2,9 +2,10 @@
 
 Order: the small request (an endpoint that cannot answer it is unusable: exit 2), the two
 tool-pairing requests, the two tool-call row shapes, the window search, one streamed
-overflow (wires that stream), the recovery session. Every request goes through one
-``MeteredClient`` over one ``httpx.AsyncClient``; ``transport`` is injectable for tests,
-the CLI passes none.
+overflow (wires that stream), the recovery session, one probe per claimed provider-side
+option (``--provider-side``), and last the prompt-cache probe (``--probe-cache``). Every
+request goes through one ``MeteredClient`` over one ``httpx.AsyncClient``; ``transport``
+is injectable for tests, the CLI passes none.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import math
 import os
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, TypeVar
 
 import httpx
@@ -24,6 +25,12 @@ from harness.conformance.caching import probe_cache, prompt_cache
 from harness.conformance.checks import Findings, all_checks
 from harness.conformance.metered import MeteredClient, Progress, Redactor
 from harness.conformance.probes import Prober, Sent, Sleep, describe_failure
+from harness.conformance.provider_side import (
+    OPTIONS_BY_KIND,
+    ProviderSideOutcome,
+    probe_provider_side,
+    provider_side_check,
+)
 from harness.conformance.recovery import (
     COST_FACTOR,
     RecoveryResult,
@@ -78,6 +85,8 @@ class ConformanceOptions:
     request_timeout_s: float | None = None
     probe_cache: bool = False
     """``--probe-cache``: send one request twice, last, and report prompt caching."""
+    provider_side: tuple[str, ...] = ()
+    """Provider-side context management options the endpoint claims (issue 17)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +123,7 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     timeout = options.request_timeout_s
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise ConformanceConfigError(f"--request-timeout must be positive seconds, not {timeout}")
+    _check_provider_side(options)
     key = None
     if options.api_key_env is not None:
         key = environ.get(options.api_key_env)
@@ -125,6 +135,19 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
         options.max_requests, options.max_input_tokens, options.context_window
     )
     return Plan(options, budget, key, timeout or DEFAULT_REQUEST_TIMEOUT_S)
+
+
+def _check_provider_side(options: ConformanceOptions) -> None:
+    known = OPTIONS_BY_KIND.get(options.provider, ())
+    for index, option in enumerate(options.provider_side):
+        if option in options.provider_side[:index]:  # bounded: each option probed once
+            raise ConformanceConfigError(f"--provider-side {option!r} is given twice")
+        if option not in known:
+            offered = ", ".join(known) if known else "none"
+            raise ConformanceConfigError(
+                f"--provider-side {option!r} is not an option of {options.provider}; "
+                f"its options: {offered}"
+            )
 
 
 async def _or_none(probe: Awaitable[T]) -> T | None:
@@ -196,7 +219,6 @@ async def _probe_all(
     search = await find_window(prober, client.ledger, small, search_plan)
     streamed = await _streamed_overflow(prober, kind, search)
     recovery = await _recovery(prober, client.ledger, search, sleep, observers)
-    cache = await probe_cache(prober, search) if plan.options.probe_cache else None
     return Findings(
         kind=kind,
         declared_window=plan.options.context_window,
@@ -209,7 +231,6 @@ async def _probe_all(
         streamed=streamed,
         recovery=recovery,
         exchanges=tuple(client.exchanges),
-        cache=cache,
     )
 
 
@@ -245,14 +266,21 @@ async def run_conformance(
         client = MeteredClient(inner, Ledger(plan.budget, on_request), redact, progress)
         prober = Prober(client, options.model, sleep)
         findings = await _probe_all(prober, plan, sleep, observers)
-    return _report(plan, findings, client, redact)
+        side = await probe_provider_side(prober, inner, findings.search, options.provider_side)
+        if options.probe_cache:  # last: it never takes the budget of a check that decides
+            findings = replace(findings, cache=await probe_cache(prober, findings.search))
+    return _report(plan, findings, client, redact, side)
 
 
 def _report(
-    plan: Plan, findings: Findings, client: MeteredClient, redact: Redactor
+    plan: Plan,
+    findings: Findings,
+    client: MeteredClient,
+    redact: Redactor,
+    provider_side: tuple[ProviderSideOutcome, ...] = (),
 ) -> ConformanceReport:
     judged = all_checks(findings, redact)
-    checks = judged.checks
+    checks = (*judged.checks, provider_side_check(provider_side))
     if plan.options.probe_cache:  # information, after the checks that decide conformance
         checks += (prompt_cache(findings.cache, findings.kind),)
     search, ledger = findings.search, client.ledger

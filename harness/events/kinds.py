@@ -139,6 +139,25 @@ class ProviderCallFinished(_Base):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderContextEdited(_Base):
+    """One edit the provider reports having made to a call's context (issue 17): the
+    provider-side counterpart of ``HistoryTrimmed``. ``edit`` is ``clear_tool_uses``,
+    ``clear_thinking`` or ``compaction``; ``trigger`` the route's configured threshold
+    (``None``: the provider's default); ``compaction`` is ``compacted`` or ``failed``."""
+
+    call_id: str
+    provider: str
+    provider_kind: str
+    model: str | None
+    edit: str
+    wire_type: str
+    trigger: str | None = None
+    cleared_items: int | None = None
+    cleared_input_tokens: int | None = None
+    compaction: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OverflowDetected(_Base):
     """A provider error and what each classifier said of it (decision 19.10)."""
 
@@ -210,6 +229,7 @@ Event: TypeAlias = (
     | CapacityChecked
     | ProviderCallStarted
     | ProviderCallFinished
+    | ProviderContextEdited
     | OverflowDetected
     | RecoveryAttempted
     | HistoryTrimmed
@@ -224,6 +244,7 @@ EVENT_KINDS: tuple[type[Event], ...] = (
     CapacityChecked,
     ProviderCallStarted,
     ProviderCallFinished,
+    ProviderContextEdited,
     OverflowDetected,
     RecoveryAttempted,
     HistoryTrimmed,

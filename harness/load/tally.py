@@ -22,6 +22,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -31,9 +32,10 @@ from harness.events import (
 from harness.telemetry.names import UNKNOWN, trim_reason_label
 
 IGNORED: frozenset[type[Event]] = frozenset(
-    {TurnStarted, BudgetResolved, ProviderCallStarted, ToolCallStarted}
+    {TurnStarted, BudgetResolved, ProviderCallStarted, ToolCallStarted, ProviderContextEdited}
 )
-"""Kinds a load run does not count: their outcomes are counted from the kinds that close them."""
+"""Kinds a load run does not count: their outcomes are counted from the kinds that close them
+(provider-side edits: the load fakes are not asked for any)."""
 
 
 class LoadTally:

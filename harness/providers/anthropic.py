@@ -38,6 +38,7 @@ classified error on its data (status ``None``); no ``message_stop`` is a protoco
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final, Literal, TypeAlias
 
 from harness.providers.base import ProviderReply, ProviderRequest, Usage
@@ -51,6 +52,11 @@ from harness.providers.canonical import (
     UserRow,
     WireRow,
     decode_rows,
+)
+from harness.providers.context_management import (
+    add_anthropic_fields,
+    anthropic_beta_header,
+    anthropic_edits,
 )
 from harness.providers.images import InlineImage
 from harness.providers.sse import SseEvent
@@ -223,6 +229,10 @@ class _MessagesStream:
         self._stop_reason: str | None = None
         self._model: str | None = None
         self._done = False
+        self.reported: JsonObject | None = None  # the delta that reports context edits
+
+    def blocks(self) -> list[JsonObject]:
+        return [self._blocks[index] for index in sorted(self._blocks)]
 
     def feed(self, event: SseEvent) -> None:
         data = self._client.decode_event(event)
@@ -241,6 +251,7 @@ class _MessagesStream:
             self._delta(integer(data, "index") or 0, child(data, "delta"))
         elif kind == "message_delta":
             self._stop_reason = string(child(data, "delta"), "stop_reason") or self._stop_reason
+            self.reported = data if "context_management" in data else self.reported
             self._usage.update(child(data, "usage") or {})
         elif kind == "message_stop":
             self._done = True
@@ -283,15 +294,28 @@ class AnthropicClient(HttpProviderClient):
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         if self._api_key:
             headers["x-api-key"] = self._api_key
+        headers.update(anthropic_beta_header(self.provider_context))
         return headers
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         payload = build_messages_request(request, self.cache_breakpoints)
+        add_anthropic_fields(payload, self.provider_context)
         if not request.stream:
-            return self.parse_answer(await self.post_json(MESSAGES_PATH, payload), parse_message)
+            answer = await self.post_json(MESSAGES_PATH, payload)
+            reply = self.parse_answer(answer, parse_message)
+            message = as_object(answer.value)
+            content = as_list(message.get("content")) if message else []
+            blocks = [block for b in content if (block := as_object(b)) is not None]
+            return self._edited(reply, message, blocks)
         stream = _MessagesStream(self)
         await self.post_sse(MESSAGES_PATH, payload, stream.feed)
         try:
-            return stream.finish()
+            return self._edited(stream.finish(), stream.reported, stream.blocks())
         except WireShapeError as exc:
             raise self.protocol_error(None, "", str(exc)) from exc
+
+    def _edited(
+        self, reply: ProviderReply, reported: JsonObject | None, blocks: list[JsonObject]
+    ) -> ProviderReply:
+        edits = anthropic_edits(reported, blocks, self.provider_context)
+        return replace(reply, provider_edits=edits) if edits else reply

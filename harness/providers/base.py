@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from harness.providers.context_management import ProviderEdit
 from harness.runtime.estimate import ToolSpec
 from harness.runtime.messages import ChatMessage, ToolCall
 
@@ -40,6 +41,7 @@ class ProviderReply:
     finish_reason: str | None = None
     model: str | None = None
     status_code: int = 200
+    provider_edits: tuple[ProviderEdit, ...] = ()  # what the provider reports it edited
 
 
 class ProviderClient(Protocol):

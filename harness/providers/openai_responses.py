@@ -23,6 +23,7 @@ data (status ``None``); a stream that ends without a terminal event is a protoco
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from harness.providers.base import ProviderReply, ProviderRequest, Usage
 from harness.providers.canonical import (
@@ -36,6 +37,7 @@ from harness.providers.canonical import (
     WireRow,
     decode_rows,
 )
+from harness.providers.context_management import responses_edits
 from harness.providers.images import image_uri
 from harness.providers.sse import SseEvent
 from harness.providers.toolschema import parameters_schema
@@ -201,6 +203,10 @@ class _ResponsesStream:
         elif kind in _TERMINAL_EVENTS:
             self._final = require_object(data.get("response"), "terminal event response")
 
+    def items(self) -> list[object]:
+        final = as_list(self._final.get("output")) if self._final is not None else []
+        return final or self._items
+
     def finish(self) -> ProviderReply:
         if self._final is None:
             raise self._client.stream_incomplete("response.completed")
@@ -217,8 +223,18 @@ class OpenAIResponsesClient(HttpProviderClient):
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         payload = build_responses_request(request)
+        if self.provider_context is not None:
+            payload.update(self.provider_context.responses_fields())
         if not request.stream:
-            return self.parse_answer(await self.post_json(RESPONSES_PATH, payload), parse_response)
+            answer = await self.post_json(RESPONSES_PATH, payload)
+            reply = self.parse_answer(answer, parse_response)
+            value = as_object(answer.value)
+            return self._edited(reply, as_list(value.get("output")) if value else [])
         stream = _ResponsesStream(self)
         await self.post_sse(RESPONSES_PATH, payload, stream.feed)
-        return stream.finish()
+        return self._edited(stream.finish(), stream.items())
+
+    def _edited(self, reply: ProviderReply, output: list[object]) -> ProviderReply:
+        items = [found for item in output if (found := as_object(item)) is not None]
+        edits = responses_edits(items, self.provider_context)
+        return replace(reply, provider_edits=edits) if edits else reply

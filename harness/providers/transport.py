@@ -19,6 +19,7 @@ import httpx
 
 from harness.providers.base import ProviderReply, ProviderRequest
 from harness.providers.classify import DEFAULT_CLASSIFIER, Classifier
+from harness.providers.context_management import ProviderContext
 from harness.providers.errors import ProviderError, ProviderProtocolError
 from harness.providers.failures import (
     MALFORMED_BODY_ERROR_TYPE,
@@ -69,6 +70,9 @@ class HttpProviderClient(abc.ABC):
     """
 
     provider_kind: str = ""
+    # The route's provider-side context management (set by the composition root); wires
+    # without such fields ignore it.
+    provider_context: ProviderContext | None = None
 
     def __init__(
         self,

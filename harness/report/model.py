@@ -32,6 +32,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -129,6 +130,8 @@ class Session:
                 | RecoveryAttempted()
             ):
                 self._on_call(event)
+            case ProviderContextEdited():
+                pass  # provider-side edits are counted by telemetry; no report table yet
             case _:
                 assert_never(event)
 

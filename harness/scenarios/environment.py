@@ -35,15 +35,8 @@ from harness.runtime import (
     ProviderProfile,
     RuntimeProfile,
 )
-from harness.scenarios.schema import (
-    FakeSpec,
-    HookSpec,
-    ProviderSpec,
-    RouteSpec,
-    Scenario,
-    StepSpec,
-    ToolSpecModel,
-)
+from harness.scenarios.fake_spec import FakeSpec, StepSpec
+from harness.scenarios.schema import HookSpec, ProviderSpec, RouteSpec, Scenario, ToolSpecModel
 
 FAKE_FOR_KIND: Final = SDK_ENDPOINTS  # client kind -> (fake profile, SDK base path)
 SCENARIO_API_KEY: Final = "scenario-test-key"
@@ -86,6 +79,8 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
     # A scenario's fake runs on its own clock (cache lifetimes): call n at n x step seconds.
     step = fake_spec.seconds_per_call
     fake.clock = lambda: fake.calls_taken * step
+    side = fake_spec.provider_side
+    fake.provider_side = fakes.ProviderSide(side.handling, side.compaction_fails)
     return fake
 
 
@@ -202,6 +197,8 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
         )
         if isinstance(client, AnthropicClient):
             client.cache_breakpoints = spec.cache_breakpoints
+        if spec.context_management is not None:
+            client.provider_context = spec.context_management.resolved()
         clients[ref] = client
     config = LoopConfig(
         profile=runtime_profile(scenario),

@@ -20,14 +20,14 @@ from harness.events import (
     event_kind,
 )
 from harness.runtime import ChatMessage, HarnessError
-from harness.scenarios.runner import ScenarioRun
-from harness.scenarios.schema import (
+from harness.scenarios.expect_spec import (
     CountsSpec,
     EventExpectation,
     Expectations,
     LogSpec,
     RowSpec,
 )
+from harness.scenarios.runner import ScenarioRun
 
 
 class ExpectationFailed(HarnessError):

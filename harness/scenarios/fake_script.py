@@ -20,10 +20,10 @@ from pydantic import Field, ValidationError
 
 import fakes
 from harness.scenarios.environment import fake_behaviour
+from harness.scenarios.fake_spec import StepSpec, _Strict
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits, step_problems
 from harness.scenarios.loader import ScenarioError, locate, parse, read_text
 from harness.scenarios.problems import dotted, found, validation_problems
-from harness.scenarios.schema import StepSpec, _Strict
 from harness.scenarios.vocabulary import Loc
 
 

@@ -36,7 +36,8 @@ from harness.scenarios.environment import (
     route_table,
     runtime_profile,
 )
-from harness.scenarios.schema import ProviderSpec, RoutesSpec, RuntimeSpec, Scenario, StepSpec
+from harness.scenarios.fake_spec import StepSpec
+from harness.scenarios.schema import ProviderSpec, RoutesSpec, RuntimeSpec, Scenario
 
 Step = Mapping[str, Any] | StepSpec
 

@@ -15,7 +15,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from harness.scenarios.schema import ConversationStep, Scenario, StepSpec, all_steps
+from harness.scenarios.fake_spec import StepSpec
+from harness.scenarios.schema import ConversationStep, Scenario, all_steps
 from harness.scenarios.vocabulary import Loc
 
 DEFAULT_MAX_FILE_BYTES = 1_048_576  # 1 MiB: read at most this much of a file

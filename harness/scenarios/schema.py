@@ -12,23 +12,21 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.runtime.constants import DEFAULT_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_RESULT_CHARS
+from harness.scenarios.expect_spec import Expectations, RowSpec
+from harness.scenarios.fake_spec import (
+    FakeSpec,
+    NonNegative,
+)
+from harness.scenarios.provider_side import ContextManagementSpec
 from harness.scenarios.vocabulary import (
-    EVENT_FIELDS,
     RULE_IDS,
-    TRIM_TRIGGERS,
     Loc,
-    check_event_items,
     check_words,
-    event_items_json_schema,
     fake_variants,
-    look_alike_names,
     raise_if,
     unknown,
 )
 
-NonNegative = Annotated[int, Field(ge=0)]
-CallNumber = Annotated[int, Field(ge=1)]
-Role = Literal["system", "user", "assistant", "tool"]
 # The client kinds of harness.providers.PROVIDER_KINDS (a test keeps the two equal).
 ProviderKind = Literal[
     "openai",
@@ -87,86 +85,6 @@ class RoutesSpec(_Strict):
     vision: RouteSpec | None = None
 
 
-# --- the fake behind a provider --------------------------------------------------------
-
-
-class ToolCallSpec(_Strict):
-    name: str
-    arguments: dict[str, Any] = {}
-    id: str | None = None
-
-
-class UsageSpec(_Strict):
-    input_factor: float = Field(default=1.0, ge=0, allow_inf_nan=False)
-    input_tokens: NonNegative | None = None
-    output_tokens: NonNegative | None = None
-    cached_tokens: NonNegative = 0
-    cache_creation_tokens: NonNegative = 0
-
-
-FaultKind = Literal[
-    "server_error",
-    "rate_limit",
-    "look_alike",
-    "overflow",
-    "hang",
-    "malformed_json",
-    "drop_mid_stream",
-    "auth",
-]
-
-
-class FaultSpec(_Strict):
-    kind: FaultKind
-    status: int = 500
-    retry_after: NonNegative = 1
-    seconds: float = Field(default=30.0, ge=0, allow_inf_nan=False)
-    name: str | None = Field(default=None, description="look_alike: the look-alike's name")
-    after_events: NonNegative | None = None
-
-    @model_validator(mode="after")
-    def _complete(self) -> FaultSpec:
-        if self.kind == "server_error" and not 500 <= self.status <= 599:
-            raise_if(
-                [(("status",), f"expected a 5xx status for server_error, found {self.status}")]
-            )
-        names = look_alike_names()
-        if self.kind == "look_alike" and self.name not in names:
-            what = "the name of a look-alike"
-            raise_if([(("name",), unknown(self.name, names, what))])
-        return self
-
-
-class StepSpec(_Strict):
-    """What the fake answers to one call: text and/or tool calls, usage, or a fault."""
-
-    text: str | None = "This is a fake reply."
-    tool_calls: list[ToolCallSpec] = []
-    usage: UsageSpec = UsageSpec()
-    fault: FaultSpec | None = None
-    latency_ms: NonNegative = 0
-
-
-class FakeSpec(_Strict):
-    """The fake provider behind a route: its real window and how it counts."""
-
-    model: str | None = None
-    context_window: Annotated[int, Field(gt=0)] | None = None
-    counter: Literal["heuristic", "provider"] = "heuristic"
-    variant: str = "default"
-    script: list[StepSpec] = []
-    default: StepSpec = StepSpec()
-    caching: Literal["none", "openai", "anthropic", "gemini", "deepseek", "llamacpp"] | None = (
-        Field(default=None, description="prompt caching rules (default: the provider's own)")
-    )
-    seconds_per_call: float = Field(
-        default=0.0,
-        ge=0,
-        allow_inf_nan=False,
-        description="the fake's clock: call n is at n x this many seconds (cache lifetimes)",
-    )
-
-
 class ProviderSpec(_Strict):
     """``providers.models.<type>.<alias>`` as configured, and the fake that serves it."""
 
@@ -177,6 +95,13 @@ class ProviderSpec(_Strict):
         default="none", description="anthropic client: where it places cache_control"
     )
     fake: FakeSpec = FakeSpec()
+    context_management: ContextManagementSpec | None = None
+
+    @model_validator(mode="after")
+    def _context_management_fits_the_kind(self) -> ProviderSpec:
+        if self.context_management is not None:
+            raise_if(self.context_management.problems(self.kind))
+        return self
 
     @model_validator(mode="after")
     def _variant_exists(self) -> ProviderSpec:
@@ -214,11 +139,6 @@ class ModelSwitch(_Strict):
     model: str | None = None
 
 
-class RowSpec(_Strict):
-    role: Role
-    content: str
-
-
 class ConversationStep(_Strict):
     """Exactly one of the keys."""
 
@@ -253,98 +173,6 @@ class RepeatSpec(_Strict):
 
 
 ConversationStep.model_rebuild()
-
-
-# --- expectations ---------------------------------------------------------------------
-
-
-class EventExpectation(_Strict):
-    """Events to find. ``ordered``: a subsequence in this order; ``exact``: the whole list
-    of the kinds named (others ignored); ``set``: each present, any order."""
-
-    mode: Literal["ordered", "exact", "set"] = "ordered"
-    kinds: list[str] | None = Field(
-        default=None, description="with exact: only these kinds are compared"
-    )
-    items: list[dict[str, Any]] = Field(json_schema_extra=event_items_json_schema())
-
-    @field_validator("items")
-    @classmethod
-    def _known_fields(cls, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        check_event_items(items)
-        return items
-
-    @field_validator("kinds")
-    @classmethod
-    def _known_kinds(cls, kinds: list[str] | None) -> list[str] | None:
-        check_words(kinds or (), EVENT_FIELDS, "an event kind")
-        return kinds
-
-
-class CountsSpec(_Strict):
-    trims: dict[str, NonNegative] | None = Field(
-        default=None, description="by trigger (proactive, reported_usage, reactive, turn_limit)"
-    )
-    trims_total: NonNegative | None = None
-    provider_calls: NonNegative | None = None
-    recoveries: NonNegative | None = None
-    capacity_refusals: NonNegative | None = None
-    budget_decisions: NonNegative | None = None
-    overflows: NonNegative | None = None
-    events: dict[str, NonNegative] | None = Field(default=None, description="by event kind")
-
-    @field_validator("trims")
-    @classmethod
-    def _known_triggers(cls, trims: dict[str, int] | None) -> dict[str, int] | None:
-        check_words(trims or {}, TRIM_TRIGGERS, "a trim trigger", keys=True)
-        return trims
-
-    @field_validator("events")
-    @classmethod
-    def _known_kinds(cls, events: dict[str, int] | None) -> dict[str, int] | None:
-        check_words(events or {}, EVENT_FIELDS, "an event kind", keys=True)
-        return events
-
-
-class LogSpec(_Strict):
-    """One log record of the legacy path: its message and (some of) its attributes."""
-
-    message: str
-    attributes: dict[str, Any] = {}
-
-
-class ErrorSpec(_Strict):
-    type: str
-    turn: Annotated[int, Field(ge=1)] | None = None
-    message_contains: str | None = None
-
-
-_CALL_NUMBER_KEYS: dict[str, Any] = {"propertyNames": {"pattern": "^[1-9][0-9]*$"}}
-
-
-class Expectations(_Strict):
-    events: EventExpectation | None = None
-    counts: CountsSpec | None = None
-    requests: dict[CallNumber, list[RowSpec]] = Field(
-        default={},
-        description="the exact rows the provider received on call N (1-based)",
-        json_schema_extra=_CALL_NUMBER_KEYS,
-    )
-    request_roles: dict[CallNumber, list[Role]] = Field(
-        default={},
-        description="the roles of the rows the provider received on call N (1-based)",
-        json_schema_extra=_CALL_NUMBER_KEYS,
-    )
-    final_history: list[RowSpec] | None = None
-    final_history_length: NonNegative | None = None
-    breadcrumb_flag: bool | None = None
-    answers: list[str | None] | None = None
-    error: ErrorSpec | None = None
-    logs: list[str | LogSpec] | None = Field(
-        default=None,
-        description="legacy driver: the WARN records in order; a string names the message"
-        " only, {message, attributes} also checks the listed attributes",
-    )
 
 
 # --- the scenario ---------------------------------------------------------------------

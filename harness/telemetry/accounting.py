@@ -26,6 +26,7 @@ ACCOUNTED: Final[dict[str, n.MetricSpec]] = {
     "CapacityChecked": n.CAPACITY_CHECKS,
     "OverflowDetected": n.OVERFLOW_VERDICTS,
     "RecoveryAttempted": n.RECOVERIES,
+    "ProviderContextEdited": n.PROVIDER_EDITS,
 }
 """Decision kinds and the counter that counts them one-for-one; each kind's span event is
 ``names.SPAN_EVENT_OF_KIND[kind]``."""

@@ -16,6 +16,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallStarted,
     TurnStarted,
@@ -25,7 +26,12 @@ from harness.telemetry import names as n
 AttributeValue: TypeAlias = str | bool | int | float | Sequence[str]
 Attributes: TypeAlias = dict[str, AttributeValue]
 Decision: TypeAlias = (
-    BudgetResolved | CapacityChecked | HistoryTrimmed | OverflowDetected | RecoveryAttempted
+    BudgetResolved
+    | CapacityChecked
+    | HistoryTrimmed
+    | OverflowDetected
+    | RecoveryAttempted
+    | ProviderContextEdited
 )
 """The events recorded as span events rather than spans."""
 
@@ -108,6 +114,8 @@ def decision_attributes(event: Decision) -> Attributes:
             return _overflow(event)
         case RecoveryAttempted():
             return _recovery(event)
+        case ProviderContextEdited():
+            return _provider_edit(event)
         case _:
             assert_never(event)
 
@@ -185,3 +193,20 @@ def _recovery(event: RecoveryAttempted) -> Attributes:
         n.ATTR_RECOVERY_TRIMMED: event.trimmed,
         n.ATTR_RECOVERY_OUTCOME: event.outcome,
     }
+
+
+def _provider_edit(event: ProviderContextEdited) -> Attributes:
+    return _present(
+        {
+            n.ATTR_CALL_ID: event.call_id,
+            n.ATTR_PROVIDER: event.provider,
+            n.ATTR_PROVIDER_KIND: event.provider_kind,
+            n.ATTR_MODEL: event.model,
+            n.ATTR_PROVIDER_EDIT: event.edit,
+            n.ATTR_PROVIDER_EDIT_TYPE: event.wire_type,
+            n.ATTR_PROVIDER_EDIT_TRIGGER: event.trigger,
+            n.ATTR_PROVIDER_EDIT_CLEARED_ITEMS: event.cleared_items,
+            n.ATTR_PROVIDER_EDIT_CLEARED_TOKENS: event.cleared_input_tokens,
+            n.ATTR_PROVIDER_EDIT_COMPACTION: event.compaction,
+        }
+    )

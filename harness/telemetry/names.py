@@ -21,6 +21,10 @@ from typing import Final, Literal
 from harness.runtime.budget import WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 
+# Span events and trimscope.* span attributes live in span_names (module size); re-exported
+# here so that observers, dashboards and tests keep one import.
+from harness.telemetry.span_names import *  # noqa: F403
+
 # --- instrumentation scope ------------------------------------------------------------------
 
 INSTRUMENTATION_NAME: Final = "trimscope"
@@ -85,71 +89,9 @@ OUTSIDE_TURN_SPANS: Final[dict[str, str]] = {
     "CapacityChecked": "trimscope.capacity",
     "OverflowDetected": "trimscope.overflow",
     "RecoveryAttempted": "trimscope.recovery",
+    "ProviderContextEdited": "trimscope.provider_edit",
 }
 """Span names for decision events that arrive with no open span to carry them."""
-
-# --- span events and trimscope.* attributes -------------------------------------------------
-
-EVENT_BUDGET_RESOLVED: Final = "trimscope.budget_resolved"
-EVENT_CAPACITY_CHECKED: Final = "trimscope.capacity_checked"
-EVENT_HISTORY_TRIMMED: Final = "trimscope.history_trimmed"
-EVENT_OVERFLOW_DETECTED: Final = "trimscope.overflow_detected"
-EVENT_RECOVERY_ATTEMPTED: Final = "trimscope.recovery_attempted"
-
-SPAN_EVENT_OF_KIND: Final[dict[str, str]] = {
-    "BudgetResolved": EVENT_BUDGET_RESOLVED,
-    "CapacityChecked": EVENT_CAPACITY_CHECKED,
-    "HistoryTrimmed": EVENT_HISTORY_TRIMMED,
-    "OverflowDetected": EVENT_OVERFLOW_DETECTED,
-    "RecoveryAttempted": EVENT_RECOVERY_ATTEMPTED,
-}
-
-ATTR_TURN_ID: Final = "trimscope.turn.id"
-ATTR_TURN_OUTCOME: Final = "trimscope.turn.outcome"
-ATTR_TURN_ITERATIONS: Final = "trimscope.turn.iterations"
-ATTR_USER_TEXT_BYTES: Final = "trimscope.turn.user_text_bytes"
-ATTR_CALL_ID: Final = "trimscope.call.id"
-ATTR_CALL_OUTCOME: Final = "trimscope.call.outcome"
-ATTR_ITERATION: Final = "trimscope.call.iteration"
-ATTR_ATTEMPT: Final = "trimscope.call.attempt"
-"""Set on the inference spans of a retried dispatch (rate limits): 1, 2, ... per attempt."""
-ATTR_PROVIDER_KIND: Final = "trimscope.provider.kind"
-ATTR_PROVIDER: Final = "trimscope.provider"
-ATTR_MODEL: Final = "trimscope.model"
-ATTR_WINDOW_TOKENS: Final = "trimscope.context_window.tokens"
-ATTR_WINDOW_SOURCE: Final = "trimscope.context_window.source"
-ATTR_CONFIGURED_WINDOW_TOKENS: Final = "trimscope.context_window.configured_tokens"
-ATTR_BUDGET_TOKENS: Final = "trimscope.budget.tokens"
-ATTR_BUDGET_RULE: Final = "trimscope.budget.rule"
-ATTR_ESTIMATE_TOKENS: Final = "trimscope.request.estimate_tokens"
-ATTR_MESSAGE_TOKENS: Final = "trimscope.request.message_tokens"
-ATTR_TOOL_SCHEMA_TOKENS: Final = "trimscope.request.tool_schema_tokens"
-ATTR_CAPACITY_FITS: Final = "trimscope.capacity.fits"
-ATTR_CAPACITY_PURPOSE: Final = "trimscope.capacity.purpose"
-ATTR_TRIM_REASON: Final = "trimscope.trim.reason"
-ATTR_TRIM_TRIGGER: Final = "trimscope.trim.trigger"
-ATTR_TOKENS_BEFORE: Final = "trimscope.trim.tokens_before"
-ATTR_TOKENS_AFTER: Final = "trimscope.trim.tokens_after"
-ATTR_DROPPED_MESSAGES: Final = "trimscope.trim.dropped_messages"
-ATTR_DROPPED_TURNS: Final = "trimscope.trim.dropped_turns"
-ATTR_KEPT_TURNS: Final = "trimscope.trim.kept_turns"
-ATTR_CHANNEL: Final = "trimscope.channel"
-ATTR_AGENT_ALIAS: Final = "trimscope.agent_alias"
-ATTR_REFERENCE_VERDICT: Final = "trimscope.overflow.reference_verdict"
-ATTR_EXTENDED_VERDICT: Final = "trimscope.overflow.extended_verdict"
-ATTR_OVERFLOW_MESSAGE: Final = "trimscope.overflow.message"
-ATTR_TARGET_BUDGET_TOKENS: Final = "trimscope.recovery.target_budget_tokens"
-ATTR_SYSTEM_FLOOR_TOKENS: Final = "trimscope.recovery.system_floor_tokens"
-ATTR_ROUTE_BUDGET_TOKENS: Final = "trimscope.recovery.route_budget_tokens"
-ATTR_RECOVERY_TRIMMED: Final = "trimscope.recovery.trimmed"
-ATTR_RECOVERY_OUTCOME: Final = "trimscope.recovery.outcome"
-ATTR_TOOL_RESULT_BYTES: Final = "trimscope.tool.result_bytes"
-ATTR_TOOL_TRUNCATED: Final = "trimscope.tool.truncated"
-ATTR_CACHE_LOSS_TOKENS: Final = "trimscope.trim.cache_loss_tokens"
-ATTR_INCOMPLETE: Final = "trimscope.incomplete"
-"""Set on spans still open when the observer was closed (an aborted run)."""
-
-MAX_OVERFLOW_MESSAGE_CHARS: Final = 500
 
 # --- Prometheus labels ----------------------------------------------------------------------
 
@@ -157,6 +99,8 @@ LABEL_PROVIDER: Final = "provider"
 LABEL_MODEL: Final = "model"
 LABEL_REASON: Final = "reason"
 LABEL_TRIGGER: Final = "trigger"
+LABEL_EDIT: Final = "edit"
+LABEL_SIDE: Final = "side"
 LABEL_RULE: Final = "rule"
 LABEL_WINDOW_SOURCE: Final = "window_source"
 LABEL_PURPOSE: Final = "purpose"
@@ -362,6 +306,26 @@ CACHE_LOSS: Final = MetricSpec(
     "Tokens of the route's last request a trimmed history no longer shares as a prefix.",
     (LABEL_TRIGGER, LABEL_PROVIDER),
 )
+TRIMMED_TOKENS: Final = MetricSpec(
+    "trimscope_history_trimmed_tokens_total",
+    "counter",
+    "Estimated tokens client-side trims removed (tokens_before - tokens_after).",
+    (LABEL_TRIGGER, LABEL_PROVIDER),
+)
+PROVIDER_EDIT_APPLIED: Final = "applied"
+"""``outcome`` label of a clearing edit; a compaction's is ``compacted`` or ``failed``."""
+PROVIDER_EDITS: Final = MetricSpec(
+    "trimscope_provider_context_edits_total",
+    "counter",
+    "Provider-side context edits, one per ProviderContextEdited event.",
+    (LABEL_EDIT, LABEL_OUTCOME, LABEL_PROVIDER),
+)
+PROVIDER_CLEARED_TOKENS: Final = MetricSpec(
+    "trimscope_provider_cleared_input_tokens_total",
+    "counter",
+    "Input tokens the provider reports clearing, by edit kind.",
+    (LABEL_EDIT, LABEL_PROVIDER),
+)
 GEN_AI_TOKEN_USAGE: Final = MetricSpec(
     "gen_ai_client_token_usage",
     "histogram",
@@ -399,6 +363,9 @@ METRICS: Final = (
     CACHE_LOSS,
     GEN_AI_TOKEN_USAGE,
     GEN_AI_DURATION,
+    TRIMMED_TOKENS,
+    PROVIDER_EDITS,
+    PROVIDER_CLEARED_TOKENS,
 )
 
 NO_ERROR: Final = ""

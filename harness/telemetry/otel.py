@@ -41,12 +41,11 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from opentelemetry import trace
 from opentelemetry.context import Context
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import Span, SpanKind
 
 from harness.events import (
     BudgetResolved,
@@ -56,6 +55,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -74,30 +74,13 @@ from harness.telemetry.attributes import (
     decision_attributes,
     tool_start_attributes,
 )
+from harness.telemetry.otel_spans import CallSpan, SessionSpans, caused_by, set_outcome
 
 DEFAULT_MAX_SESSIONS = 10_000
 """Sessions whose last trace id is remembered for exemplars (the one whose trace id changed
 least recently is forgotten first)."""
 
 _FOLLOW_UP_TRIGGERS = frozenset({TrimTrigger.REACTIVE, TrimTrigger.REPORTED_USAGE})
-
-
-@dataclass(slots=True)
-class _Call:
-    call_id: str
-    span: Span
-    name: str
-    attributes: Attributes
-    end_ns: int | None = None  # set at ProviderCallFinished; the span ends when superseded
-    attempt: int = 1
-
-
-@dataclass(slots=True)
-class _Session:
-    agent: Span | None = None
-    parent: Context | None = None  # the agent span's context, for its children
-    call: _Call | None = None
-    tools: dict[str, Span] = field(default_factory=dict)
 
 
 _Handler = Callable[[Any], None]
@@ -120,7 +103,7 @@ class OtelObserver:
         self._clock_to_ns = clock_to_ns
         self._operation = operation_name
         self._max_sessions = max_sessions
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: dict[str, SessionSpans] = {}
         # session id -> (trace id, its hex form), in the order the trace ids last changed
         self._last_trace: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
         self._handlers: dict[type[Event], _Handler] = {}
@@ -176,6 +159,8 @@ class OtelObserver:
                 return self._trimmed
             case OverflowDetected() | RecoveryAttempted():
                 return self._following
+            case ProviderContextEdited():
+                return self._provider_edited
             case _:
                 assert_never(event)
 
@@ -214,7 +199,7 @@ class OtelObserver:
                 n.ATTR_TURN_OUTCOME: event.outcome,
                 n.ATTR_TURN_ITERATIONS: event.iterations,
             }
-            _set_outcome(agent, attributes, event.error_type)
+            set_outcome(agent, attributes, event.error_type)
         agent.end(end_time=end)
 
     def _call_started(self, event: ProviderCallStarted) -> None:
@@ -226,7 +211,7 @@ class OtelObserver:
         span = self._start(
             event.session_id, name, SpanKind.CLIENT, attributes, self._ns(event.at), state.parent
         )
-        state.call = _Call(event.call_id, span, name, attributes)
+        state.call = CallSpan(event.call_id, span, name, attributes)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
         state = self._state(event.session_id)
@@ -239,11 +224,11 @@ class OtelObserver:
         call.end_ns = end if end is not None else time.time_ns()
         if call.span.is_recording():
             error = None if event.outcome == "ok" else (event.error_type or n.ERROR_TYPE_OTHER)
-            _set_outcome(call.span, call_finish_attributes(event), error)
+            set_outcome(call.span, call_finish_attributes(event), error)
 
     def _next_attempt(
-        self, previous: _Call, event: ProviderCallFinished, parent: Context | None
-    ) -> _Call:
+        self, previous: CallSpan, event: ProviderCallFinished, parent: Context | None
+    ) -> CallSpan:
         """End the previous attempt's span; the new one starts where it ended."""
         if previous.attempt == 1:
             previous.span.set_attribute(n.ATTR_ATTEMPT, 1)
@@ -257,7 +242,7 @@ class OtelObserver:
             previous.end_ns,
             parent,
         )
-        return _Call(previous.call_id, span, previous.name, previous.attributes, attempt=attempt)
+        return CallSpan(previous.call_id, span, previous.name, previous.attributes, attempt=attempt)
 
     def _tool_started(self, event: ToolCallStarted) -> None:
         state = self._state(event.session_id)
@@ -281,7 +266,7 @@ class OtelObserver:
                 n.ATTR_TOOL_RESULT_BYTES: event.result_bytes,
                 n.ATTR_TOOL_TRUNCATED: event.truncated,
             }
-            _set_outcome(span, attributes, event.error_type)
+            set_outcome(span, attributes, event.error_type)
         span.end(end_time=self._ns(event.at))
 
     # --- decisions ----------------------------------------------------------------------
@@ -295,12 +280,21 @@ class OtelObserver:
     def _following(self, event: OverflowDetected | RecoveryAttempted) -> None:
         self._decision(event, follow_up=True)
 
+    def _provider_edited(self, event: ProviderContextEdited) -> None:
+        """A span event on its call's span; the context the model saw was compacted, so
+        the span says ``gen_ai.conversation.compacted`` (unless the compaction failed)."""
+        self._decision(event, follow_up=True)
+        state = self._sessions.get(event.session_id)
+        call = state.call if state is not None else None
+        if call is not None and call.call_id == event.call_id and event.compaction != "failed":
+            call.span.set_attribute(n.GEN_AI_CONVERSATION_COMPACTED, True)
+
     def _decision(self, event: Decision, *, follow_up: bool) -> None:
         state = self._sessions.get(event.session_id)
         target: Span | None = None
         if state is not None:
             call = state.call
-            if call is not None and follow_up and _caused_by(event, call):
+            if call is not None and follow_up and caused_by(event, call):
                 target = call.span
             else:
                 if call is not None:
@@ -327,10 +321,10 @@ class OtelObserver:
 
     # --- helpers ------------------------------------------------------------------------
 
-    def _state(self, session_id: str) -> _Session:
+    def _state(self, session_id: str) -> SessionSpans:
         state = self._sessions.get(session_id)
         if state is None:
-            state = self._sessions[session_id] = _Session()
+            state = self._sessions[session_id] = SessionSpans()
         return state
 
     def _start(
@@ -350,7 +344,7 @@ class OtelObserver:
         self._remember(session_id, span)
         return span
 
-    def _close_call(self, state: _Session) -> None:
+    def _close_call(self, state: SessionSpans) -> None:
         call, state.call = state.call, None
         if call is not None:
             if call.end_ns is None:  # superseded before it finished: record that honestly
@@ -377,23 +371,6 @@ class OtelObserver:
 
     def _ns(self, at: float) -> int | None:
         return self._clock_to_ns(at) if self._clock_to_ns is not None else None
-
-
-def _set_outcome(span: Span, attributes: Attributes, error_type: str | None) -> None:
-    """A finished span's closing attributes, with ``error.type`` and an error status when
-    it failed."""
-    if error_type:
-        attributes[n.ERROR_TYPE] = error_type
-    span.set_attributes(attributes)
-    if error_type:
-        span.set_status(Status(StatusCode.ERROR, error_type))
-
-
-def _caused_by(event: Decision, call: _Call) -> bool:
-    """Whether a follow-up event belongs to the open call (overflows name their call)."""
-    if isinstance(event, OverflowDetected | RecoveryAttempted):
-        return event.call_id == call.call_id
-    return call.end_ns is not None
 
 
 def event_clock_ns(at: float) -> int:

@@ -50,6 +50,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -142,6 +143,9 @@ class PrometheusObserver:
         self._tools_truncated = children[n.TOOL_RESULTS_TRUNCATED.name]
         self._input_tokens = children[n.INPUT_TOKENS.name]
         self._cache_loss = children[n.CACHE_LOSS.name]
+        self._trimmed_tokens = children[n.TRIMMED_TOKENS.name]
+        self._provider_edits = children[n.PROVIDER_EDITS.name]
+        self._provider_cleared = children[n.PROVIDER_CLEARED_TOKENS.name]
         self._exemplar_trace_id: str | None = None
         self._exemplar: _Exemplar | None = None
 
@@ -194,6 +198,8 @@ class PrometheusObserver:
                 return self._recovery
             case HistoryTrimmed():
                 return self._trim
+            case ProviderContextEdited():
+                return self._provider_edit
             case ToolCallFinished():
                 return self._tool
             case _:
@@ -219,6 +225,14 @@ class PrometheusObserver:
         self._dropped_turns[labels].observe(event.dropped_turns, exemplar)
         if event.cache_loss_tokens is not None:
             self._cache_loss[labels].inc(event.cache_loss_tokens, exemplar)
+        if event.tokens_before is not None and event.tokens_after is not None:
+            self._trimmed_tokens[labels].inc(max(0, event.tokens_before - event.tokens_after))
+
+    def _provider_edit(self, event: ProviderContextEdited, exemplar: _Exemplar | None) -> None:
+        outcome = event.compaction or n.PROVIDER_EDIT_APPLIED
+        self._provider_edits[(event.edit, outcome, event.provider)].inc(1, exemplar)
+        if event.cleared_input_tokens:
+            self._provider_cleared[(event.edit, event.provider)].inc(event.cleared_input_tokens)
 
     def _budget(self, event: BudgetResolved, exemplar: _Exemplar | None) -> None:
         route = (event.provider, event.model or n.UNKNOWN)

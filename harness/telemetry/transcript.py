@@ -33,6 +33,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     ToolCallStarted,
@@ -132,6 +133,7 @@ class TranscriptWriter:
                 | CapacityChecked()
                 | ProviderCallStarted()
                 | ProviderCallFinished()
+                | ProviderContextEdited()
                 | OverflowDetected()
                 | RecoveryAttempted()
                 | HistoryTrimmed()

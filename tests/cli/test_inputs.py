@@ -112,6 +112,10 @@ CASES: list[Case] = [
     *_values(ENDPOINT, "--context-window", "0", "100000001", "x"),
     *_values(ENDPOINT, "--max-requests", "0", "10001"),
     *_values(ENDPOINT, "--max-input-tokens", "0", "2000000001"),
+    *_values(ENDPOINT, "--provider-side", "truncation", "bogus"),  # not an openai option
+    Case(("conformance", "--provider", "anthropic", "--model", "m", "--base-url",
+          "http://127.0.0.1:9/v1", "--provider-side", "compact", "--provider-side", "compact"),
+         "--provider-side"),  # each option once: the probes are bounded by the options
     Case((*CONFORMANCE, "--base-url", "http://no-such-host.invalid/v1"), "--base-url",
          shows="no-such-host.invalid"),
     *_values(CONFORMANCE, "--base-url", "ftp://host/v1"),

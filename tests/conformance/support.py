@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fakes import FakeProvider, FakeScript
+from fakes import FakeProvider, FakeScript, ProviderSide
 from fakes.pytest_plugin import FakeServerFactory, RunningFake
 from harness.conformance import ConformanceOptions, ConformanceReport, plan, run_conformance
 from harness.events import Observer
@@ -26,6 +26,7 @@ ALL_PASS = {
     "silent_truncation": "pass",
     "look_alike": "pass",
     "recovery": "pass",
+    "provider_side": "n/a",  # no provider-side option claimed
 }
 
 
@@ -59,12 +60,15 @@ def serve(
     variant: str = "default",
     script: FakeScript | None = None,
     counter: str = "heuristic",
+    side: ProviderSide | None = None,
 ) -> tuple[RunningFake, str]:
     """The fake for ``kind`` on 127.0.0.1 and the base URL the kind's client expects."""
     profile, path = FAKE_FOR_KIND[kind]
     fake = FakeProvider(
         profile, MODEL, context_window=window, counter=counter, script=script, variant=variant
     )
+    if side is not None:
+        fake.provider_side = side
     running = servers.serve(fake)
     return running, running.base_url + path
 
@@ -77,9 +81,17 @@ def options(
     api_key_env: str | None = None,
     max_requests: int | None = None,
     max_input_tokens: int | None = None,
+    provider_side: tuple[str, ...] = (),
 ) -> ConformanceOptions:
     return ConformanceOptions(
-        kind, base_url, MODEL, api_key_env, declared, max_requests, max_input_tokens
+        kind,
+        base_url,
+        MODEL,
+        api_key_env,
+        declared,
+        max_requests,
+        max_input_tokens,
+        provider_side=provider_side,
     )
 
 
@@ -97,10 +109,12 @@ async def conform(
     environ: Mapping[str, str] | None = None,
     observers: Sequence[Observer] = (),
     probe_cache: bool = False,
+    provider_side: tuple[str, ...] = (),
+    side: ProviderSide | None = None,
 ) -> Conformed:
     """Serve, then run; by default the claim is the fake's real window."""
     running, base_url = serve(
-        servers, kind, window, variant=variant, script=script, counter=counter
+        servers, kind, window, variant=variant, script=script, counter=counter, side=side
     )
     claim = window if declared == "real" else declared
     chosen = options(
@@ -110,6 +124,7 @@ async def conform(
         api_key_env=KEY_ENV if environ else None,
         max_requests=max_requests,
         max_input_tokens=max_input_tokens,
+        provider_side=provider_side,
     )
     sleeps = Sleeps()
     chosen = dataclasses.replace(chosen, probe_cache=probe_cache)

@@ -69,6 +69,7 @@ def test_non_conforming_endpoint_exits_1_with_its_reasons(fake_server: FakeServe
         (["--api-key-env", "TRIMSCOPE_TEST_UNSET_VARIABLE"], "TRIMSCOPE_TEST_UNSET_VARIABLE"),
         (["--max-requests", "0"], "--max-requests"),
         (["--context-window", "-5"], "--context-window"),
+        (["--provider-side", "truncation"], "--provider-side 'truncation' is not an option"),
     ],
 )
 def test_bad_options_exit_2_before_any_request(args: list[str], message: str) -> None:

@@ -2,13 +2,14 @@
 
 Prometheus (2.x, Debian's ``prometheus`` package, installed by ``scripts/ensure-system-deps.sh``)
 starts on 127.0.0.1 with a temporary config that scrapes, every 250 ms, the port a
-``trimscope run scenarios/ -k '^telemetry-every-metric$' --serve-metrics PORT
---hold-metrics S --otel-jsonl FILE`` subprocess then serves. That scenario runs the same
-cycle twice with provider latency, so every series exists before it grows again and rates,
-ratios and quantiles have something to show. Once Prometheus holds the run's final values,
-every dashboard query (macros substituted) goes through the HTTP API and must return data
-that is not only NaN; ``promtool check metrics`` on the process's exposition must print
-nothing. Last, SIGINT ends the hold and the process exits 0 (its scenario passed).
+``trimscope run scenarios/ -k '^(telemetry-every-metric|telemetry-provider-edits)$'
+--serve-metrics PORT --hold-metrics S --otel-jsonl FILE`` subprocess then serves. Each
+scenario runs its cycle twice with provider latency, so every series exists before it
+grows again and rates, ratios and quantiles have something to show. Once Prometheus holds
+the run's final values, every dashboard query (macros substituted) goes through the HTTP
+API and must return data that is not only NaN; ``promtool check metrics`` on the process's
+exposition must print nothing. Last, SIGINT ends the hold and the process exits 0 (both
+scenarios passed).
 
 Without the binaries the tests skip, except under CI (``CI=true``), where they fail.
 """
@@ -41,6 +42,8 @@ pytestmark = pytest.mark.integration
 
 JOB = "trimscope"
 SCENARIO = "telemetry-every-metric"
+PROVIDER_EDITS_SCENARIO = "telemetry-provider-edits"
+"""Run with it: provider-side edits (issue 17) for the provider-edit panels."""
 SCRAPE_INTERVAL = "250ms"
 HOLD_S = 300
 """Upper bound only: the fixture ends the hold with SIGINT when the tests are done."""
@@ -48,8 +51,9 @@ DEADLINE_S = 60.0
 QUERIES = all_queries()
 VARIABLES = {"job": JOB, "provider": ".*"}
 TRIMS_PER_RUN = 10
-TURNS_PER_RUN = 12
-"""What ``scenarios/telemetry-every-metric.yaml`` expects (its ``counts``)."""
+TURNS_PER_RUN = 12 + 2
+"""What ``scenarios/telemetry-every-metric.yaml`` expects (its ``counts``), plus the two
+turns of ``telemetry-provider-edits``, which trims nothing."""
 
 
 def _free_port() -> int:
@@ -152,7 +156,7 @@ def _start_trimscope(workdir: Path, port: int) -> tuple[subprocess.Popen[bytes],
         "run",
         "scenarios/",
         "-k",
-        f"^{SCENARIO}$",
+        f"^({SCENARIO}|{PROVIDER_EDITS_SCENARIO})$",
         "--serve-metrics",
         str(port),
         "--hold-metrics",
@@ -276,5 +280,5 @@ def test_sigint_ends_the_hold_and_the_run_exits_0(live: Live) -> None:
     assert live.trimscope.poll() is None, live.prom.report()
     _stop(live.trimscope, signal.SIGINT)
     assert live.trimscope.returncode == 0, live.prom.report()
-    assert "scenarios: 1/1 (100%)" in live.err.read_text(), live.prom.report()
-    assert "1/1 passed" in live.out.read_text(), live.prom.report()
+    assert "scenarios: 2/2 (100%)" in live.err.read_text(), live.prom.report()
+    assert "2/2 passed" in live.out.read_text(), live.prom.report()

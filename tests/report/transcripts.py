@@ -18,6 +18,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     RecoveryOutcome,
     ToolCallFinished,
@@ -148,6 +149,24 @@ class Session:
         )
         return self
 
+    def provider_edit(self, edit: str = "clear_tool_uses") -> Session:
+        """An edit the provider reports for the latest call."""
+        self.events.append(
+            ProviderContextEdited(
+                **self._common(),
+                call_id=f"{self.session_id}-c{self.calls}",
+                provider=self.provider,
+                provider_kind="anthropic",
+                model="m",
+                edit=edit,
+                wire_type="clear_tool_uses_20250919",
+                trigger="tool_uses>3",
+                cleared_items=2,
+                cleared_input_tokens=900,
+            )
+        )
+        return self
+
     def overflow(
         self,
         *,
@@ -235,7 +254,7 @@ def busy_session(session_id: str = "s1", provider: str = "fakeai") -> Session:
     s.trim(TrimTrigger.REPORTED_USAGE).tool()  # position 1.5
     s.budget(6000).check(7900).call(7900, outcome="overflow").overflow().recovery()
     s.trim(TrimTrigger.REACTIVE)  # position 2.5
-    s.budget(5000).check(4000).call(4000, compacted=True).end()
+    s.budget(5000).check(4000).call(4000, compacted=True).provider_edit().end()
     s.turn().budget(5000).check(9000, fits=False).end("error")  # refusal at 3.5
     s.turn().budget(5000).check(7990).call(7990, outcome="overflow")
     s.overflow(reference=False).recovery("only_one_turn_left").end("error")

@@ -18,12 +18,25 @@ MISSING = scenario(replace=("title: One question, one answer\n", ""))
 DUPLICATE_KEY = scenario(replace=("    model: gpt-test\n", "    model: gpt-test\n    model: b\n"))
 BAD_YAML = scenario(replace=("title: One question, one answer", "title: One: two"))
 UNION = scenario(replace=('  - user: "hello"', "  - user: 5"))
+WRONG_WIRE_OPTION = scenario(  # Anthropic's context editing on an OpenAI route
+    replace=(
+        "    model: gpt-test\n",
+        "    model: gpt-test\n    context_management:\n"
+        "      clear_tool_uses: {keep_tool_uses: 1}\n",
+    )
+)
+BAD_HANDLING = scenario(
+    replace=(
+        '      default: {text: "ok"}\n',
+        '      default: {text: "ok"}\n      provider_side: {handling: drop}\n',
+    )
+)
 
 CASES = {
     "typo": (
         TYPO,
         "7: providers.openai.main.modle: expected one of the keys: kind, model,"
-        " context_window, cache_breakpoints, fake, found unknown key 'modle'"
+        " context_window, cache_breakpoints, fake, context_management, found unknown key 'modle'"
         " (did you mean 'model'?)",
     ),
     "wrong-type": (
@@ -47,6 +60,16 @@ CASES = {
     "not-a-mapping": (
         "- a\n- b\n",
         "1: (top level): expected a scenario mapping, found a list of 2 item(s)",
+    ),
+    "context-management-of-another-wire": (
+        WRONG_WIRE_OPTION,
+        "9: providers.openai.main.context_management.clear_tool_uses: expected a provider"
+        " of kind anthropic, found kind 'openai'",
+    ),
+    "provider-side-handling": (
+        BAD_HANDLING,
+        "10: providers.openai.main.fake.provider_side.handling: expected one of 'honour',"
+        " 'ignore' or 'reject', found 'drop'",
     ),
     "union": (
         UNION,

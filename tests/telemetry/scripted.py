@@ -23,6 +23,7 @@ from harness.events import (
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
+    ProviderContextEdited,
     RecoveryAttempted,
     RecoveryOutcome,
     ToolCallFinished,
@@ -249,6 +250,26 @@ class Script:
             )
         )
 
+    def provider_edit(
+        self, call_id: str, edit: str, *, cleared: int | None = None, compaction: str | None = None
+    ) -> None:
+        """An edit the provider reports for ``call_id`` (after its ``ProviderCallFinished``)."""
+        self._emit(
+            ProviderContextEdited(
+                **self._base(),
+                call_id=call_id,
+                provider=self.provider,
+                provider_kind=KIND,
+                model=self.model,
+                edit=edit,
+                wire_type=f"{edit}_wire",
+                trigger="input_tokens>4000",
+                cleared_items=3 if cleared else None,
+                cleared_input_tokens=cleared,
+                compaction=compaction,
+            )
+        )
+
     def tool(self, name: str = "read_file", *, truncated: bool = False) -> None:
         call_id = f"{self.session_id}-tool{len(self.events)}"
         self._emit(ToolCallStarted(**self._base(), call_id=call_id, tool_name=name))
@@ -265,7 +286,8 @@ class Script:
 
 
 def full_turn(script: Script) -> None:
-    """Proactive trim, reported-usage trim, a tool, an overflow recovered, a turn-limit trim."""
+    """Proactive trim, reported-usage trim, a tool, an overflow recovered, provider-side
+    edits (a clearing and a failed compaction), a turn-limit trim."""
     script.turn()
     script.budget()
     script.trim(TrimTrigger.PROACTIVE)
@@ -276,7 +298,9 @@ def full_turn(script: Script) -> None:
     overflowed = script.call(7900, outcome="overflow")
     script.overflow(overflowed)
     script.trim(TrimTrigger.REACTIVE, dropped_turns=3)
-    script.call(5000, compacted=True)
+    edited = script.call(5000, compacted=True)
+    script.provider_edit(edited, "clear_tool_uses", cleared=1200)
+    script.provider_edit(edited, "compaction", compaction="failed")
     script.trim(TrimTrigger.TURN_LIMIT, dropped_turns=1)
     script.end_turn()
 

@@ -17,6 +17,7 @@ def test_every_decision_is_counted_once_and_recorded_once(harness: Harness) -> N
         "CapacityChecked": Tally(5, 5.0, 5),
         "OverflowDetected": Tally(2, 2.0, 2),
         "RecoveryAttempted": Tally(2, 2.0, 2),
+        "ProviderContextEdited": Tally(2, 2.0, 2),
     }
     assert unbalanced(tallies) == {}
 

@@ -43,6 +43,7 @@ from harness.events import (
     HistoryTrimmed,
     OverflowDetected,
     ProviderCallFinished,
+    ProviderContextEdited,
     RecoveryAttempted,
     ToolCallFinished,
     TurnFinished,
@@ -100,12 +101,17 @@ def _recovery_labels(event: RecoveryAttempted) -> Labels:
     return (event.provider, outcome)
 
 
+def _provider_edit_labels(event: ProviderContextEdited) -> Labels:
+    return (event.edit, event.compaction or n.PROVIDER_EDIT_APPLIED, event.provider)
+
+
 EXPECTED_LABELS: dict[str, Callable[[Any], Labels]] = {
     "HistoryTrimmed": _trim_labels,
     "BudgetResolved": _budget_labels,
     "CapacityChecked": _capacity_labels,
     "OverflowDetected": _overflow_labels,
     "RecoveryAttempted": _recovery_labels,
+    "ProviderContextEdited": _provider_edit_labels,
 }
 """Each accounted kind's labels, in the order of its ``MetricSpec.labels``."""
 

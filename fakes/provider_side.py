@@ -1,0 +1,185 @@
+"""Context management on the provider's side: the engine's one hook, per wire format.
+
+Before a request is decoded, its body goes through ``prepare``: Anthropic
+``context_management.edits`` (``fakes.context_edits``), OpenAI Responses ``truncation`` and
+compaction (``fakes.responses_context``). The edited body is what the wire decodes, counts
+and judges against the window. After the answer is rendered, ``decorate`` adds what the
+provider reports back (``context_management.applied_edits``, the compaction block or item,
+``stop_reason: "compaction"``).
+
+``ProviderSide.handling`` says what the endpoint does with these fields:
+
+- ``honour``: the provider implements them (the default);
+- ``ignore``: a gateway drops them silently: the request goes on unedited (a planned
+  compaction becomes an overflow);
+- ``reject``: the endpoint does not know them: a 400 naming the field, as gateways do
+  (anthropics/claude-code#21612, ericc-ch/copilot-api#217).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeAlias
+
+from fakes import context_edits, responses_context
+from fakes.answer import Answer
+from fakes.rows import JSONValue
+from fakes.wire.base import StreamEvent
+from fakes.wire.common import Invalid
+
+Handling: TypeAlias = Literal["honour", "ignore", "reject"]
+HANDLINGS: tuple[Handling, ...] = ("honour", "ignore", "reject")
+ANTHROPIC_FIELDS = ("context_management",)
+RESPONSES_FIELDS = ("truncation", "context_management")
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "anthropic": ANTHROPIC_FIELDS,
+    "openai_responses": RESPONSES_FIELDS,
+}
+
+Counter = Callable[[dict[str, Any]], int]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSide:
+    """How a fake treats provider-side context management (a fake option)."""
+
+    handling: Handling = "honour"
+    compaction_fails: bool = False
+
+    def __post_init__(self) -> None:
+        if self.handling not in HANDLINGS:
+            raise ValueError(f"handling must be one of {', '.join(HANDLINGS)}")
+
+
+DEFAULT_PROVIDER_SIDE = ProviderSide()
+
+
+@dataclass(frozen=True, slots=True)
+class Edited:
+    """The body as the model sees it, and what the provider will report about it."""
+
+    body: Any
+    anthropic: context_edits.Outcome | None = None
+    responses: responses_context.Outcome | None = None
+
+
+def _present(wire: str, body: Mapping[str, Any]) -> list[str]:
+    return [f for f in _FIELDS.get(wire, ()) if body.get(f) is not None]
+
+
+def prepare(
+    wire: str,
+    body: Any,
+    headers: Mapping[str, str],
+    count: Counter,
+    count_text: Callable[[str], int],
+    window: int,
+    side: ProviderSide,
+) -> Edited:
+    """Apply the provider-side options of ``body``; ``Invalid`` for a bad value, or for
+    any of them when the endpoint rejects them."""
+    if not isinstance(body, dict) or wire not in _FIELDS:
+        return Edited(body)
+    present = _present(wire, body)
+    if present and side.handling == "reject":
+        raise Invalid(f"{present[0]}: Extra inputs are not permitted")
+    if side.handling == "ignore":
+        body = {k: v for k, v in body.items() if k not in present}
+    if wire == "anthropic":
+        outcome = context_edits.apply(
+            body, headers, count, count_text, compaction_fails=side.compaction_fails
+        )
+        return Edited(outcome.body, anthropic=outcome)
+    return _responses(body, count, window)
+
+
+def _responses(body: dict[str, Any], count: Counter, window: int) -> Edited:
+    truncation = responses_context.truncation_of(body)
+    threshold = responses_context.compact_threshold(body)
+    body = responses_context.read_compactions(body)
+    compacted = None
+    if threshold is not None:
+        done = responses_context.compact(body, count, threshold)
+        body, compacted = done.body, done.compacted
+    truncated = None
+    if truncation == "auto":
+        cut = responses_context.truncate(body, count, window)
+        body, truncated = cut.body, cut.truncated
+    outcome = responses_context.Outcome(body, truncated, compacted)
+    return Edited(body, responses=outcome)
+
+
+# -- what the provider reports back ----------------------------------------------------
+
+
+def _anthropic_body(body: dict[str, Any], outcome: context_edits.Outcome) -> dict[str, Any]:
+    body = {**body, **context_edits.wire_fields(outcome)}
+    compaction = outcome.compaction
+    if compaction is not None:
+        content = body.get("content")
+        kept = list(content) if isinstance(content, list) and not compaction.pause else []
+        body["content"] = [compaction.block(), *kept]
+        if compaction.pause:
+            body["stop_reason"] = "compaction"
+    return body
+
+
+def _anthropic_events(
+    events: tuple[StreamEvent, ...], outcome: context_edits.Outcome
+) -> tuple[StreamEvent, ...]:
+    """Streaming: the compaction block comes first, whole, in its ``content_block_start``
+    (the fake's simplification); ``message_delta`` carries ``context_management``."""
+    compaction = outcome.compaction
+    out: list[StreamEvent] = []
+    for event in events:
+        data = event.data if isinstance(event.data, dict) else None
+        kind = data.get("type") if data else None
+        if data is not None and kind == "message_start" and compaction is not None:
+            out.append(event)
+            block: JSONValue = {"type": "content_block_start", "index": 0}
+            assert isinstance(block, dict)
+            block["content_block"] = compaction.block()
+            out.append(StreamEvent(block, event="content_block_start"))
+            out.append(
+                StreamEvent({"type": "content_block_stop", "index": 0}, "content_block_stop")
+            )
+            continue
+        if data is not None and str(kind).startswith("content_block") and compaction is not None:
+            if compaction.pause:
+                continue
+            index = data.get("index")
+            data = {**data, "index": (index if isinstance(index, int) else 0) + 1}
+        if data is not None and kind == "message_delta":
+            data = {**data, **context_edits.wire_fields(outcome)}
+            if compaction is not None and compaction.pause:
+                delta = data.get("delta")
+                data["delta"] = {
+                    **(delta if isinstance(delta, dict) else {}),
+                    "stop_reason": "compaction",
+                }
+        out.append(StreamEvent(data, event.event, event.literal) if data is not None else event)
+    return tuple(out)
+
+
+def _responses_body(body: dict[str, Any], outcome: responses_context.Outcome) -> dict[str, Any]:
+    if outcome.compacted is None:
+        return body
+    output = body.get("output")
+    rest = list(output) if isinstance(output, list) else []
+    return {**body, "output": [outcome.compacted.item(), *rest]}
+
+
+def decorate(answer: Answer, edited: Edited | None) -> Answer:
+    """Add what the provider reports about its edits to a successful answer."""
+    if edited is None or answer.status != 200 or answer.raw is not None:
+        return answer
+    outcome = edited.anthropic
+    if outcome is not None and (outcome.requested or outcome.compaction is not None):
+        if isinstance(answer.body, dict):
+            return replace(answer, body=_anthropic_body(answer.body, outcome))
+        if answer.events is not None:
+            return replace(answer, events=_anthropic_events(answer.events, outcome))
+    if edited.responses is not None and isinstance(answer.body, dict):
+        return replace(answer, body=_responses_body(answer.body, edited.responses))
+    return answer

@@ -1,0 +1,69 @@
+"""OpenAI ``POST /v1/responses/compact``, simulated.
+
+From openai-python ``src/openai/types/responses/``: the request is ``response_compact_params.
+py`` (``model``, ``input``, ``instructions``; ``previous_response_id`` is refused here, as
+``/v1/responses`` refuses it: the fake keeps no server-side state); the answer is
+``compacted_response.py``: ``{"id", "object": "response.compaction", "created_at",
+"output", "usage"}``, where ``output`` is every user message of the input followed by one
+``compaction`` item (``response_compaction_item.py``). The item is the fakes' opaque
+encoding (``fakes.responses_context``), so a later ``/v1/responses`` request that sends it
+back reads its summary. Usage: the input counted as the fake counts it, the summary as output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from fakes.engine import FakeProvider
+from fakes.profiles import Endpoint
+from fakes.responses_context import COMPACTION_SUMMARY, Compacted
+from fakes.rows import JSONValue
+from fakes.wire.base import RequestContext
+
+COMPACTED_OBJECT = "response.compaction"
+
+
+def _user_messages(items: list[Any]) -> list[JSONValue]:
+    return [
+        item
+        for item in items
+        if isinstance(item, dict)
+        and item.get("type", "message") == "message"
+        and item.get("role") == "user"
+    ]
+
+
+def compact_response(fake: FakeProvider, _: Endpoint, request: Any) -> tuple[int, JSONValue]:
+    """The ``responses_compact`` endpoint: validate as ``/v1/responses`` does, then answer
+    the compacted window."""
+    wire = fake.wire("openai_responses")
+    ctx = RequestContext(request.path_model, request.headers, fake.profile.enforce_pairing)
+    decoded = fake.decode(wire, request.body, ctx)
+    if decoded.request is None:
+        assert decoded.rejection is not None
+        return decoded.rejection.status, decoded.rejection.body
+    body = json.loads(request.body)
+    raw = body.get("input")
+    items: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw)
+    summary = COMPACTION_SUMMARY.format(items=len(items))
+    input_tokens = fake.count(decoded.request).total
+    output_tokens = fake.counter.count_text(summary)
+    # an id from the request, not a call number: compacting is not a generation call, so
+    # it must not move the script on
+    uid = hashlib.sha256(request.body).hexdigest()[:24]
+    item = Compacted(f"cmp_{uid}", summary, len(items), input_tokens, output_tokens).item()
+    return 200, {
+        "id": f"resp_{uid}",
+        "object": COMPACTED_OBJECT,
+        "created_at": int(fake.clock()),
+        "output": [*_user_messages(items), item],
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+    }

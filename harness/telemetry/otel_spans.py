@@ -1,0 +1,53 @@
+"""The span state ``harness.telemetry.otel`` keeps per session, and two rules it applies:
+how a finished span records its outcome, and which open call a follow-up event belongs to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from opentelemetry.context import Context
+from opentelemetry.trace import Span, Status, StatusCode
+
+from harness.events import OverflowDetected, ProviderContextEdited, RecoveryAttempted
+from harness.telemetry import names as n
+from harness.telemetry.attributes import Attributes, Decision
+
+
+@dataclass(slots=True)
+class CallSpan:
+    """An open inference span and what a further attempt copies from it."""
+
+    call_id: str
+    span: Span
+    name: str
+    attributes: Attributes
+    end_ns: int | None = None  # set at ProviderCallFinished; the span ends when superseded
+    attempt: int = 1
+
+
+@dataclass(slots=True)
+class SessionSpans:
+    """The spans a session has open."""
+
+    agent: Span | None = None
+    parent: Context | None = None  # the agent span's context, for its children
+    call: CallSpan | None = None
+    tools: dict[str, Span] = field(default_factory=dict)
+
+
+def set_outcome(span: Span, attributes: Attributes, error_type: str | None) -> None:
+    """A finished span's closing attributes, with ``error.type`` and an error status when
+    it failed."""
+    if error_type:
+        attributes[n.ERROR_TYPE] = error_type
+    span.set_attributes(attributes)
+    if error_type:
+        span.set_status(Status(StatusCode.ERROR, error_type))
+
+
+def caused_by(event: Decision, call: CallSpan) -> bool:
+    """Whether a follow-up event belongs to the open call (overflows name their call)."""
+    if isinstance(event, OverflowDetected | RecoveryAttempted | ProviderContextEdited):
+        return event.call_id == call.call_id
+    return call.end_ns is not None

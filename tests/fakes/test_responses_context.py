@@ -1,0 +1,152 @@
+"""OpenAI Responses ``truncation`` and compaction in the fake (``fakes.responses_context``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fakes import FakeBehaviour, FakeProvider
+from fakes.answer import Answer
+from fakes.discovery import HANDLERS, DiscoveryRequest
+from fakes.provider_side import ProviderSide
+from fakes.wire.base import RequestContext
+
+WINDOW = 1000
+
+
+def obj(value: object) -> dict[str, Any]:
+    """A JSON object, narrowed for the type checker (the wire's bodies are ``JSONValue``)."""
+    assert isinstance(value, dict), value
+    return value
+
+
+def fake(**side: Any) -> FakeProvider:
+    provider = FakeProvider("openai", context_window=WINDOW)
+    provider.provider_side = ProviderSide(**side)
+    return provider
+
+
+def send(provider: FakeProvider, payload: dict[str, Any]) -> Answer:
+    raw = json.dumps(payload).encode()
+    wire = provider.wire("openai_responses")
+    return provider.answer(wire, raw, RequestContext(None, {}), 0, FakeBehaviour())
+
+
+def long_input(turns: int = 8) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for i in range(turns):
+        items.append({"role": "user", "content": f"question {i} " + "q" * 600})
+        items.append({"role": "assistant", "content": f"answer {i}"})
+    items.append({"role": "user", "content": "the newest question"})
+    return items
+
+
+def request(**extra: Any) -> dict[str, Any]:
+    return {"model": "fake-model", "input": long_input(), **extra}
+
+
+def test_truncation_disabled_by_default_fails_over_the_window() -> None:
+    assert send(fake(), request()).outcome == "overflow"
+    assert send(fake(), request(truncation="disabled")).outcome == "overflow"
+
+
+def test_truncation_auto_drops_middle_items_until_it_fits() -> None:
+    answer = send(fake(), request(truncation="auto"))
+    assert answer.status == 200
+    assert answer.tokens is not None
+    assert answer.tokens.total <= WINDOW
+    assert answer.rows[0].content.startswith("question 0")
+    assert answer.rows[-1].content == "the newest question"
+    assert len(answer.rows) < len(long_input())
+
+
+def test_truncation_auto_under_the_window_changes_nothing() -> None:
+    small = {"model": "fake-model", "input": "hello", "truncation": "auto"}
+    plain = send(fake(), {"model": "fake-model", "input": "hello"})
+    answer = send(fake(), small)
+    assert answer.tokens == plain.tokens
+
+
+def test_a_bad_truncation_value_is_a_400_naming_it() -> None:
+    answer = send(fake(), request(truncation="sometimes"))
+    assert answer.status == 400
+    assert isinstance(answer.body, dict)
+    assert "truncation" in obj(answer.body)["error"]["message"]
+
+
+def test_a_gateway_that_drops_truncation_leaves_the_overflow() -> None:
+    assert send(fake(handling="ignore"), request(truncation="auto")).outcome == "overflow"
+    assert send(fake(handling="reject"), request(truncation="auto")).status == 400
+
+
+def compaction(threshold: int = 500) -> list[dict[str, Any]]:
+    return [{"type": "compaction", "compact_threshold": threshold}]
+
+
+def test_in_request_compaction_starts_the_output_with_an_opaque_item() -> None:
+    answer = send(fake(), request(context_management=compaction()))
+    assert answer.status == 200
+    assert isinstance(answer.body, dict)
+    item = obj(answer.body)["output"][0]
+    assert item["type"] == "compaction"
+    assert item["id"].startswith("cmp_")
+    assert isinstance(item["encrypted_content"], str)
+    assert answer.tokens is not None
+    assert answer.tokens.total < 500
+
+
+def test_the_compaction_item_is_reused_in_a_later_request() -> None:
+    first = send(fake(), request(context_management=compaction()))
+    assert isinstance(first.body, dict)
+    item = obj(first.body)["output"][0]
+    later = send(
+        fake(), {"model": "fake-model", "input": [item, {"role": "user", "content": "go"}]}
+    )
+    assert later.status == 200
+    assert [r.role for r in later.rows] == ["system", "user"]
+    assert "summary" in later.rows[0].content
+
+
+def test_a_foreign_compaction_item_is_rejected() -> None:
+    item = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAA-not-ours"}
+    answer = send(fake(), {"model": "fake-model", "input": [item]})
+    assert answer.status == 400
+
+
+def test_a_bad_compact_threshold_is_a_400() -> None:
+    answer = send(fake(), request(context_management=compaction(threshold=0)))
+    assert answer.status == 400
+    assert isinstance(answer.body, dict)
+    assert "compact_threshold" in obj(answer.body)["error"]["message"]
+
+
+def compact_endpoint(provider: FakeProvider, payload: dict[str, Any]) -> tuple[int, Any]:
+    endpoint = next(e for e in provider.profile.endpoints if e.kind == "responses_compact")
+    assert endpoint.path == "/v1/responses/compact"
+    raw = json.dumps(payload).encode()
+    return HANDLERS[endpoint.kind](provider, endpoint, DiscoveryRequest(None, raw, {}))
+
+
+def test_the_compact_endpoint_keeps_user_messages_and_adds_one_compaction_item() -> None:
+    provider = fake()
+    payload = {"model": "fake-model", "input": long_input(3)}
+    status, compacted = compact_endpoint(provider, payload)
+    assert status == 200
+    assert compacted["object"] == "response.compaction"
+    *users, item = compacted["output"]
+    assert users == [i for i in long_input(3) if i["role"] == "user"]
+    assert item["type"] == "compaction"
+    counted = send(fake(), {**payload, "input": long_input(3)}).tokens
+    assert counted is not None
+    assert compacted["usage"]["input_tokens"] == counted.total
+    later = send(
+        provider, {"model": "fake-model", "input": [item, {"role": "user", "content": "go"}]}
+    )
+    assert later.status == 200
+    assert "summary of 7 earlier items" in later.rows[0].content
+
+
+def test_the_compact_endpoint_validates_like_responses() -> None:
+    status, body = compact_endpoint(fake(), {"model": "fake-model"})
+    assert status == 400
+    assert "input" in json.dumps(body)

@@ -1,0 +1,153 @@
+"""Clients send a route's provider-side context management and decode what comes back,
+end to end against the fakes (issue 17)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from fakes import FakeProvider, ProviderSide, asgi_client
+from harness.providers import (
+    ContextWindowExceeded,
+    ProviderReply,
+    ProviderRequest,
+    ProviderRequestRejected,
+    make_client,
+)
+from harness.providers.context_management import (
+    COMPACT_BETA,
+    CONTEXT_MANAGEMENT_BETA,
+    ClearToolUses,
+    Compact,
+    ProviderContext,
+    ProviderEdit,
+)
+from harness.runtime import ChatMessage, native_tool_call_row, native_tool_result_row
+from harness.runtime.messages import ToolCall
+
+pytestmark = pytest.mark.anyio
+
+ROOT = "http://fake.test"
+BASES = {"anthropic": ("anthropic", ""), "openai-responses": ("openai", "/v1")}
+
+
+def tool_history(rounds: int) -> list[ChatMessage]:
+    rows = [ChatMessage("user", "look things up")]
+    for i in range(rounds):
+        call = ToolCall(f"toolu_{i}", "lookup", '{"q":"x"}')
+        rows.append(native_tool_call_row(None, [call]))
+        rows.append(native_tool_result_row(f"toolu_{i}", "result " * 100))
+    return rows
+
+
+async def complete(
+    kind: str, fake: FakeProvider, request: ProviderRequest, context: ProviderContext
+) -> Any:
+    _, base = BASES[kind]
+    async with asgi_client(fake) as http:
+        client = make_client(kind, client=http, base_url=ROOT + base, api_key="k")
+        client.provider_context = context
+        try:
+            return await client.complete(request)
+        except Exception as exc:
+            return exc
+
+
+CLEAR = ProviderContext(clear_tool_uses=ClearToolUses(trigger_tool_uses=1, keep_tool_uses=1))
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_anthropic_clearing_is_sent_with_its_beta_and_reported_back(stream: bool) -> None:
+    fake = FakeProvider("anthropic", "test-model")
+    request = ProviderRequest("test-model", tool_history(3), max_tokens=32, stream=stream)
+    reply = await complete("anthropic", fake, request, CLEAR)
+    assert isinstance(reply, ProviderReply), reply
+    sent = fake.log.last()
+    assert sent.request_headers["anthropic-beta"] == CONTEXT_MANAGEMENT_BETA
+    assert isinstance(sent.request_body, dict)
+    assert sent.request_body["context_management"] == {
+        "edits": [
+            {
+                "type": "clear_tool_uses_20250919",
+                "trigger": {"type": "tool_uses", "value": 1},
+                "keep": {"type": "tool_uses", "value": 1},
+            }
+        ]
+    }
+    [edit] = reply.provider_edits
+    assert (edit.kind, edit.cleared_items, edit.trigger) == ("clear_tool_uses", 2, "tool_uses>1")
+    assert edit.cleared_input_tokens is not None
+    assert edit.cleared_input_tokens > 0
+
+
+async def test_without_options_nothing_is_sent_and_nothing_reported() -> None:
+    fake = FakeProvider("anthropic", "test-model")
+    request = ProviderRequest("test-model", tool_history(3), max_tokens=32)
+    reply = await complete("anthropic", fake, request, ProviderContext())
+    assert isinstance(reply, ProviderReply)
+    assert reply.provider_edits == ()
+    assert "anthropic-beta" not in fake.log.last().request_headers
+    body = fake.log.last().request_body
+    assert isinstance(body, dict)
+    assert "context_management" not in body
+
+
+COMPACT = ProviderContext(compact=Compact(trigger_input_tokens=50_000))
+LONG = [
+    ChatMessage("user", "w" * 240_000),
+    ChatMessage("assistant", "ok"),
+    ChatMessage("user", "go on"),
+]
+
+
+async def test_anthropic_compaction_is_reported_and_a_failed_one_says_so() -> None:
+    fake = FakeProvider("anthropic", "test-model")
+    reply = await complete("anthropic", fake, ProviderRequest("test-model", LONG), COMPACT)
+    assert isinstance(reply, ProviderReply), reply
+    assert fake.log.last().request_headers["anthropic-beta"] == COMPACT_BETA
+    assert reply.provider_edits == (
+        ProviderEdit(
+            "compaction", "compact_20260112", "input_tokens>50000", compaction="compacted"
+        ),
+    )
+    failing = FakeProvider("anthropic", "test-model")
+    failing.provider_side = ProviderSide(compaction_fails=True)
+    reply = await complete("anthropic", failing, ProviderRequest("test-model", LONG), COMPACT)
+    assert isinstance(reply, ProviderReply)
+    assert [e.compaction for e in reply.provider_edits] == ["failed"]
+
+
+async def test_a_dropped_field_leaves_the_overflow_and_a_rejected_one_is_a_400() -> None:
+    for handling, expected in (
+        ("ignore", ContextWindowExceeded),
+        ("reject", ProviderRequestRejected),
+    ):
+        fake = FakeProvider("anthropic", "test-model", context_window=60_000)
+        fake.provider_side = ProviderSide(handling=handling)  # type: ignore[arg-type]
+        error = await complete("anthropic", fake, ProviderRequest("test-model", LONG), COMPACT)
+        assert isinstance(error, expected), (handling, error)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_responses_compaction_and_truncation_are_sent_and_reported(stream: bool) -> None:
+    fake = FakeProvider("openai", "test-model", context_window=2000)
+    history = [ChatMessage("user", f"q{i} " + "x" * 800) for i in range(12)]
+    request = ProviderRequest("test-model", history, stream=stream)
+    context = ProviderContext(truncation="auto", compact_threshold=1000)
+    reply = await complete("openai-responses", fake, request, context)
+    assert isinstance(reply, ProviderReply), reply
+    body = fake.log.last().request_body
+    assert isinstance(body, dict)
+    assert body["truncation"] == "auto"
+    assert body["context_management"] == [{"type": "compaction", "compact_threshold": 1000}]
+    if not stream:  # the fake streams no compaction item (docs/decisions.md)
+        assert [e.kind for e in reply.provider_edits] == ["compaction"]
+    truncating = ProviderContext(truncation="auto")
+    plain = await complete(
+        "openai-responses", fake, dataclasses.replace(request, stream=False), truncating
+    )
+    assert isinstance(plain, ProviderReply)
+    assert plain.usage.input_tokens is not None
+    assert plain.usage.input_tokens <= 2000
