@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import socket
 import subprocess
-import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,9 +17,9 @@ from fakes import FakeScript, fail
 from fakes.pytest_plugin import FakeServerFactory
 from harness.cli import app
 from tests.conformance.support import KEY_ENV, MODEL, serve
+from tests.fake_serve import serve_fake, trimscope_command
 
 SECRET = "sk-cli-DISTINCTIVE-0b9d54e2aa71"
-STARTUP_SECONDS = 30.0
 
 
 def invoke(*args: str | Path, env: dict[str, str] | None = None) -> Result:
@@ -144,50 +140,12 @@ def test_request_timeout_must_be_positive(value: str) -> None:
 # -- the real console scripts ---------------------------------------------------------
 
 
-def _command() -> list[str]:
-    script = Path(sys.executable).with_name("trimscope")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "from harness.cli import main; main()"]
-
-
-@pytest.fixture
-def fake_serve() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for process in started:
-        process.terminate()
-        process.wait(timeout=15)
-        if process.stdout is not None:
-            process.stdout.close()
-
-
-def _serve(started: list[subprocess.Popen[str]], *args: str) -> str:
-    """``trimscope fake serve ARGS`` in a subprocess; its printed base URL."""
-    process = subprocess.Popen(
-        [*_command(), "fake", "serve", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    started.append(process)
-    lines: queue.Queue[str] = queue.Queue()
-    assert process.stdout is not None
-    stream = process.stdout
-    threading.Thread(target=lambda: lines.put(stream.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=STARTUP_SECONDS).strip()
-    except queue.Empty:
-        raise AssertionError("trimscope fake serve printed no base URL") from None
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize(
     ("provider", "kind", "path", "expected"),
     [("anthropic", "anthropic", "", 0), ("ollama", "ollama-openai", "/v1", 1)],
 )
-def test_console_script_against_fake_serve(
+def test_console_script_against_fakeserve_fake(
     provider: str,
     kind: str,
     path: str,
@@ -195,14 +153,14 @@ def test_console_script_against_fake_serve(
     tmp_path: Path,
     fake_serve: list[subprocess.Popen[str]],
 ) -> None:
-    base_url = _serve(
+    base_url = serve_fake(
         fake_serve, "--provider", provider, "--model", MODEL, "--context-window", "3000"
     )
     assert base_url.startswith("http://127.0.0.1:")
     json_path, md_path = tmp_path / "report.json", tmp_path / "report.md"
     done = subprocess.run(
         [
-            *_command(), "conformance", "--provider", kind, "--base-url", base_url + path,
+            *trimscope_command(), "conformance", "--provider", kind, "--base-url", base_url + path,
             "--model", MODEL, "--context-window", "3000", "--api-key-env", KEY_ENV,
             "--json", str(json_path), "--markdown", str(md_path),
         ],

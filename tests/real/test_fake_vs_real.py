@@ -12,17 +12,13 @@ window. None of these changes a verdict.
 from __future__ import annotations
 
 import json
-import os
-import queue
 import re
 import subprocess
-import sys
-import threading
-from collections.abc import Iterator
 
 import pytest
 
 from harness.conformance import ConformanceReport, OverflowAnswer
+from tests.fake_serve import serve_fake
 from tests.real.server import ALIAS, RealServer
 from tests.real.test_conformance_real import conform_real
 
@@ -31,40 +27,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 KIND = "llamacpp"
 WINDOW_AGREEMENT = 0.02
 """The two measured windows agree within 2 %: each is within 1 % of its own limit."""
-
-
-STARTUP_SECONDS = 30.0
-
-
-def _serve(started: list[subprocess.Popen[str]], *args: str) -> str:
-    """``trimscope fake serve ARGS`` in a subprocess, as a user runs it; its base URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from harness.cli import main; main()", "fake", "serve", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    started.append(process)
-    lines: queue.Queue[str] = queue.Queue()
-    assert process.stdout is not None
-    stream = process.stdout
-    threading.Thread(target=lambda: lines.put(stream.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=STARTUP_SECONDS).strip()
-    except queue.Empty:
-        raise AssertionError("trimscope fake serve printed no base URL") from None
-
-
-@pytest.fixture
-def fake_serve() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for process in started:
-        process.terminate()
-        process.wait(timeout=15)
-        if process.stdout is not None:
-            process.stdout.close()
 
 
 def _numbers_blanked(text: str) -> str:
@@ -97,7 +59,7 @@ async def test_fake_and_real_llamacpp_agree_on_every_verdict(
     llama_512: RealServer, fake_serve: list[subprocess.Popen[str]]
 ) -> None:
     window = llama_512.context
-    base = _serve(
+    base = serve_fake(
         fake_serve, "--provider", "llamacpp", "--model", ALIAS,
         "--context-window", str(window), "--counter", "provider",
     )  # fmt: skip
