@@ -233,6 +233,51 @@ def _cache() -> Section:
     )  # fmt: skip
 
 
+COST_HELP = (
+    "Needs a price table (trimscope run/load --prices FILE with metrics on): without one no "
+    "cost series exists. Priced by the same formula as the load summary's cost section."
+)
+
+
+def _cost() -> Section:
+    sel = q.selector()
+    return (
+        "Cost (with --prices)",
+        [
+            timeseries_panel(
+                "Cost rate by route (USD / h)",
+                "What successful calls cost per hour at the table's rates, by route. " + COST_HELP,
+                "currencyUSD",
+                Query(q.per_hour(q.rate(n.COST.name, sel, ROUTE)), "{{provider}} {{model}}"),
+                width=8,
+            ),
+            timeseries_panel(
+                "Cost rate by part (USD / h)",
+                "The cost rate split into uncached input, cached input (reads), cache writes "
+                "and output. " + COST_HELP,
+                "currencyUSD",
+                Query(q.per_hour(q.rate(n.COST.name, sel, (n.LABEL_PART,))), "{{part}}"),
+                width=8,
+            ),
+            timeseries_panel(
+                "Cache saved vs cache loss (USD / h)",
+                "Saved: what cache reads cost less than uncached input, minus what cache "
+                "writes cost more (net; below zero when writes outweigh reads). Loss: each "
+                "trim's cache loss tokens priced as sent again uncached, by trigger (an upper "
+                "bound: the provider may not have cached all of it). " + COST_HELP,
+                "currencyUSD",
+                Query(q.per_hour(f"{q.rate(n.CACHE_SAVED.name, sel)} - "
+                                 f"{q.rate(n.CACHE_WRITE_PREMIUM.name, sel)}"),
+                      "cache saved (net)"),
+                Query(q.per_hour(q.rate(n.CACHE_LOSS_COST.name, sel, (n.LABEL_TRIGGER,))),
+                      "lost {{trigger}}"),
+                width=8,
+                floor_at_zero=False,  # the net saving goes below zero when writes outweigh reads
+            ),
+        ],
+    )  # fmt: skip
+
+
 def _turns() -> Section:
     job = q.job_selector()
     return (
@@ -264,5 +309,5 @@ def build() -> Dashboard:
         TITLE,
         UID,
         "Every trim and budget decision of the trimscope harness (issue 6).",
-        [_trimming(), _context(), _overflows(), _provider(), _cache(), _turns()],
+        [_trimming(), _context(), _overflows(), _provider(), _cache(), _cost(), _turns()],
     )

@@ -49,15 +49,20 @@ def _targets(panel: Panel, queries: Sequence[Query]) -> None:
 
 
 def timeseries_panel(
-    title: str, description: str, unit: str, *queries: Query, width: int = 12
+    title: str,
+    description: str,
+    unit: str,
+    *queries: Query,
+    width: int = 12,
+    floor_at_zero: bool = True,
 ) -> timeseries.Panel:
+    """``floor_at_zero``: the y axis starts at 0 (off for a series that may go below)."""
     panel = (
         timeseries.Panel()
         .title(title)
         .description(description)
         .datasource(DATASOURCE)
         .unit(unit)
-        .min(0)
         .span(width)
         .legend(
             common_builders.VizLegendOptions()
@@ -72,6 +77,8 @@ def timeseries_panel(
             .sort(common.SortOrder.DESCENDING)
         )
     )
+    if floor_at_zero:
+        panel.min(0)
     _targets(panel, queries)
     return panel
 

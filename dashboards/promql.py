@@ -69,3 +69,11 @@ def ratio(numerator: str, denominator: str) -> str:
 def latest(spec: n.MetricSpec, sel: str, by: Sequence[str]) -> str:
     """A gauge's value per ``by`` (max across instances)."""
     return f"max by ({', '.join(by)}) ({spec.name}{sel})"
+
+
+SECONDS_PER_HOUR = 3600
+
+
+def per_hour(per_second: str) -> str:
+    """A per-second rate as a rate per hour (money reads better per hour than per second)."""
+    return f"({per_second}) * {SECONDS_PER_HOUR}"

@@ -28,7 +28,7 @@ from harness.atomic import write_text_atomic
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
-from harness.cli.prices import PricesError, load_prices
+from harness.cli.prices import price_lookup, read_pricing
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
     FAKE_FOR_KIND,
@@ -106,20 +106,9 @@ def trace_sampler(share: float | None) -> Sampler | None:
 
 def _prices(path: Path | None, price_as: str | None, locust: bool) -> PriceTable | None:
     """``--prices`` and ``--price-as``, checked; ``ValueError`` says what is wrong."""
-    if path is None:
-        if price_as is not None:
-            raise ValueError("--price-as needs --prices: there is no table to price with")
-        return None
-    if locust:
+    if path is not None and locust:
         raise ValueError("--prices prices asyncio runs; Locust summaries carry no usage")
-    try:
-        table = load_prices(path)
-    except PricesError as error:
-        raise ValueError("\n".join(error.problems)) from error
-    if price_as is not None and table.price(price_as) is None:
-        known = ", ".join(sorted(table.models))
-        raise ValueError(f"--price-as {price_as!r} is not in {path}; it has: {known}")
-    return table
+    return read_pricing(path, price_as)
 
 
 def _run_asyncio(
@@ -266,6 +255,8 @@ def load(
         otel_jsonl=otel_jsonl,
         otlp=otlp,
         sampler=trace_sampler(trace_sample),
+        # with --serve-metrics, cost series priced as the summary prices them
+        price_of=price_lookup(prices, price_as) if prices is not None else None,
     )
     stop = StopRequest()
     with stop_on_signals(stop):

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness.load.prices import PriceTable
+from harness.load.prices import ModelPrice, PriceTable
 from harness.runtime import HarnessError
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.scenarios.loader import ScenarioError, locate, parse, read_text
 from harness.scenarios.problems import found, validation_problems
+from harness.telemetry.cost import PriceOf
 
 
 class PricesError(HarnessError):
@@ -39,3 +40,30 @@ def load_prices(path: Path, limits: Limits = DEFAULT_LIMITS) -> PriceTable:
     except ValidationError as exc:
         problems = validation_problems(PriceTable, exc, data, lambda loc: locate(root, loc))
         raise PricesError([f"{path}:{line}: {what}" for line, what in problems]) from exc
+
+
+def price_lookup(table: PriceTable, price_as: str | None = None) -> PriceOf:
+    """The cost observer's lookup: each call's model priced by its own entry, or every
+    call as ``price_as`` (``--price-as``: the fakes' model names are not providers')."""
+
+    def price_of(model: str | None) -> ModelPrice | None:
+        name = price_as or model
+        return table.price(name) if name else None
+
+    return price_of
+
+
+def read_pricing(path: Path | None, price_as: str | None) -> PriceTable | None:
+    """``--prices`` and ``--price-as`` read and checked; ``ValueError`` says what is wrong."""
+    if path is None:
+        if price_as is not None:
+            raise ValueError("--price-as needs --prices: there is no table to price with")
+        return None
+    try:
+        table = load_prices(path)
+    except PricesError as error:
+        raise ValueError("\n".join(error.problems)) from error
+    if price_as is not None and table.price(price_as) is None:
+        known = ", ".join(sorted(table.models))
+        raise ValueError(f"--price-as {price_as!r} is not in {path}; it has: {known}")
+    return table

@@ -17,12 +17,14 @@ from rich.console import Console
 
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
+from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
 from harness.progress import Tracker, tracker
 from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
+from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import (
     MAX_HOLD_METRICS_S,
@@ -91,6 +93,28 @@ def _execute(
     return outcomes, interrupted
 
 
+def _price_of(
+    path: Path | None,
+    price_as: str | None,
+    serve_metrics: int | None,
+    metrics_out: Path | None,
+    err: Console,
+) -> PriceOf | None:
+    """``--prices``/``--price-as`` read and checked (exit 2 naming the problem): a run
+    prices only its metrics, so a table without --serve-metrics or --metrics-out is a
+    mistake, not a no-op."""
+    try:
+        table = read_pricing(path, price_as)
+        if table is not None and serve_metrics is None and metrics_out is None:
+            raise ValueError(
+                "--prices prices the metrics: it needs --serve-metrics or --metrics-out"
+            )
+    except ValueError as error:
+        err.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from error
+    return price_lookup(table, price_as) if table is not None else None
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -129,6 +153,12 @@ def register(app: typer.Typer) -> None:
             " and the others still run.",
         ),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
+        prices_path: Path | None = typer.Option(
+            None, "--prices", help="Price table (YAML): cost series in the metrics."
+        ),
+        price_as: str | None = typer.Option(
+            None, "--price-as", help="Price every call as this model of --prices."
+        ),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
@@ -146,6 +176,7 @@ def register(app: typer.Typer) -> None:
         if hold_metrics > 0 and serve_metrics is None:
             err.print("[bold red]--hold-metrics needs --serve-metrics[/]")
             raise typer.Exit(EXIT_INVALID)
+        price_of = _price_of(prices_path, price_as, serve_metrics, metrics_out, err)
         telemetry = build_telemetry(
             TelemetryOptions(
                 otel_jsonl=otel_jsonl,
@@ -153,6 +184,7 @@ def register(app: typer.Typer) -> None:
                 serve_metrics_port=serve_metrics,
                 metrics_out=metrics_out,
                 hold_metrics_s=hold_metrics,
+                price_of=price_of,
             )
         )
         if telemetry.metrics_server is not None:

@@ -16,12 +16,15 @@ as input). Every problem is reported as ``file:line: key.path: expected ..., fou
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PER_TOKENS = 1_000_000
+# The formula is telemetry's, so the summary and the cost metrics share it.
+from harness.telemetry.pricing import PER_TOKENS, Usage, lost
+
+__all__ = ["PER_TOKENS", "ModelPrice", "PriceTable", "Usage", "lost"]
+
 Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
@@ -48,33 +51,3 @@ class PriceTable(BaseModel):
 
     def price(self, model: str) -> ModelPrice | None:
         return self.models.get(model)
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Input tokens split by cache, and output tokens (sums over calls)."""
-
-    uncached: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    output: int = 0
-
-    def cost(self, price: ModelPrice) -> float:
-        return (
-            self.uncached * price.input
-            + self.cache_read * price.cached_input
-            + self.cache_write * price.write
-            + self.output * price.output
-        ) / PER_TOKENS
-
-    def saved(self, price: ModelPrice) -> float:
-        """What the cache saved against sending every input token uncached (writes that
-        cost more than input count against it)."""
-        read = self.cache_read * (price.input - price.cached_input)
-        written = self.cache_write * (price.write - price.input)
-        return (read - written) / PER_TOKENS
-
-
-def lost(tokens: int, price: ModelPrice) -> float:
-    """What ``tokens`` of lost cached prefix cost when sent again uncached instead."""
-    return tokens * (price.input - price.cached_input) / PER_TOKENS

@@ -112,6 +112,7 @@ LABEL_TOOL: Final = "tool"
 LABEL_REFERENCE_VERDICT: Final = "reference_verdict"
 LABEL_EXTENDED_VERDICT: Final = "extended_verdict"
 LABEL_CACHE: Final = "cache"
+LABEL_PART: Final = "part"
 LABEL_GEN_AI_OPERATION: Final = "gen_ai_operation_name"
 LABEL_GEN_AI_PROVIDER: Final = "gen_ai_provider_name"
 LABEL_GEN_AI_MODEL: Final = "gen_ai_request_model"
@@ -367,6 +368,42 @@ METRICS: Final = (
     PROVIDER_EDITS,
     PROVIDER_CLEARED_TOKENS,
 )
+
+# --- cost (issue 16): only with a price table (``telemetry.cost``), so not in ``METRICS`` ---
+
+PART_INPUT: Final = "input"
+PART_CACHED_INPUT: Final = "cached_input"
+PART_CACHE_WRITE: Final = "cache_write"
+PART_OUTPUT: Final = "output"
+COST_PARTS: Final = (PART_INPUT, PART_CACHED_INPUT, PART_CACHE_WRITE, PART_OUTPUT)
+"""``part`` label values, in the order of ``telemetry.pricing.Usage.parts``."""
+
+COST: Final = MetricSpec(
+    "trimscope_cost_usd_total",
+    "counter",
+    "What successful provider calls cost at the price table's rates, by part of the usage.",
+    (*_ROUTE, LABEL_PART),
+)
+CACHE_SAVED: Final = MetricSpec(
+    "trimscope_cache_saved_usd_total",
+    "counter",
+    "What cache reads cost less than the same input uncached.",
+    _ROUTE,
+)
+CACHE_WRITE_PREMIUM: Final = MetricSpec(
+    "trimscope_cache_write_premium_usd_total",
+    "counter",
+    "What cache writes cost more than the same input uncached (saved minus this is net).",
+    _ROUTE,
+)
+CACHE_LOSS_COST: Final = MetricSpec(
+    "trimscope_cache_loss_usd_total",
+    "counter",
+    "Cache loss tokens priced as sent again uncached (input minus cached input).",
+    (LABEL_TRIGGER, LABEL_PROVIDER),
+)
+COST_METRICS: Final = (COST, CACHE_SAVED, CACHE_WRITE_PREMIUM, CACHE_LOSS_COST)
+"""Registered by the cost observer only when a price table is given: no table, no series."""
 
 NO_ERROR: Final = ""
 """``error_type`` label of a successful call: empty, so PromQL ``error_type=""`` selects it."""

@@ -13,6 +13,7 @@ providers, registries or servers, and nothing here touches the global ones.
   ``--metrics-out`` is written at shutdown; ``--hold-metrics SECONDS``: ``Telemetry.hold``,
   called after a completed run, keeps the server up that long (so a scraper sees the final
   values), at most an hour; Ctrl-C ends it early. An interrupted run does not hold.
+- cost: with metrics and ``price_of`` (``--prices``), a ``CostObserver`` on the same registry.
 - transcript: JSON lines per event, flushed per line.
 
 Observer order matters: the OTel observer runs first so the Prometheus observer can attach
@@ -43,6 +44,7 @@ from prometheus_client import CollectorRegistry
 
 from harness.events import Observer
 from harness.telemetry import names as n
+from harness.telemetry.cost import CostObserver, PriceOf
 from harness.telemetry.exporters import (
     OTLP_EXPORT_TIMEOUT_S,
     GuardedExporter,
@@ -76,6 +78,8 @@ class TelemetryOptions:
     clock_to_ns: Callable[[float], int] | None = None
     sampler: Sampler | None = None  # None: the SDK's, from ``OTEL_TRACES_SAMPLER``
     warn: Callable[[str], None] | None = None  # exporter problems (default: one stderr line)
+    price_of: PriceOf | None = None
+    """``--prices``: with metrics, a cost observer counts ``names.COST_METRICS``."""
 
 
 @dataclass(slots=True)
@@ -194,6 +198,8 @@ def _add_metrics(
         registry, trace_ids=trace_ids, multiprocess=options.multiprocess
     )
     observers.append(telemetry.prometheus)
+    if options.price_of is not None:
+        observers.append(CostObserver(registry, options.price_of))
     steps.append(telemetry.prometheus.close)  # settles pending overflows before any export
     if options.metrics_out is not None:
         out = options.metrics_out

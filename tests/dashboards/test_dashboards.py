@@ -27,8 +27,10 @@ from dashboards import (
     substitute,
 )
 from harness.cli import app
+from harness.load.prices import ModelPrice
 from harness.telemetry import PrometheusObserver
 from harness.telemetry import names as n
+from harness.telemetry.cost import CostObserver
 from tests.dashboards.conftest import ROOT, alert_rules, all_queries
 from tests.telemetry.scripted import scripted_session
 
@@ -132,7 +134,7 @@ def _alerted() -> set[str]:
 
 def _declared() -> set[str]:
     names: set[str] = set()
-    for spec in n.METRICS:
+    for spec in (*n.METRICS, *n.COST_METRICS):
         if spec.type == "histogram":
             names |= {f"{spec.name}_bucket", f"{spec.name}_sum", f"{spec.name}_count"}
         else:
@@ -140,11 +142,16 @@ def _declared() -> set[str]:
     return names
 
 
+_PRICE = ModelPrice(input=1.0, cached_input=0.1, cache_write=1.25, output=4.0)
+
+
 def _exposed() -> set[str]:
     registry = CollectorRegistry()
-    observer = PrometheusObserver(registry)
+    # with a price table, as the cost panels need (every model priced alike)
+    observers = (PrometheusObserver(registry), CostObserver(registry, lambda _: _PRICE))
     for event in scripted_session():  # one event of each kind, and more
-        observer.on_event(event)
+        for observer in observers:
+            observer.on_event(event)
     text = generate_latest(registry).decode()
     return {s.name for f in text_string_to_metric_families(text) for s in f.samples}
 

@@ -3,7 +3,8 @@
 Prometheus (2.x, Debian's ``prometheus`` package, installed by ``scripts/ensure-system-deps.sh``)
 starts on 127.0.0.1 with a temporary config that scrapes, every 250 ms, the port a
 ``trimscope run scenarios/ -k '^(telemetry-every-metric|telemetry-provider-edits)$'
---serve-metrics PORT --hold-metrics S --otel-jsonl FILE`` subprocess then serves. Each
+--serve-metrics PORT --hold-metrics S --otel-jsonl FILE --prices docs/prices.example.yaml
+--price-as MODEL`` subprocess then serves (priced, so the cost panels have data). Each
 scenario runs its cycle twice with provider latency, so every series exists before it
 grows again and rates, ratios and quantiles have something to show. Once Prometheus holds
 the run's final values, every dashboard query (macros substituted) goes through the HTTP
@@ -44,6 +45,10 @@ JOB = "trimscope"
 SCENARIO = "telemetry-every-metric"
 PROVIDER_EDITS_SCENARIO = "telemetry-provider-edits"
 """Run with it: provider-side edits (issue 17) for the provider-edit panels."""
+PRICES = ROOT / "docs" / "prices.example.yaml"
+PRICE_AS = "claude-sonnet-4-5"
+"""Priced with the shipped table; a model whose cache writes cost more than input, so the
+write premium has a price too."""
 SCRAPE_INTERVAL = "250ms"
 HOLD_S = 300
 """Upper bound only: the fixture ends the hold with SIGINT when the tests are done."""
@@ -163,6 +168,11 @@ def _start_trimscope(workdir: Path, port: int) -> tuple[subprocess.Popen[bytes],
         str(HOLD_S),
         "--otel-jsonl",
         str(workdir / "spans.jsonl"),
+        # the cost panels need a price table; the fakes' models are priced as one of it
+        "--prices",
+        str(PRICES),
+        "--price-as",
+        PRICE_AS,
     ]
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
     with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -230,6 +240,14 @@ def test_the_trims_panel_shows_a_positive_rate_for_every_trigger(live: Live) -> 
         ("turn_limit", "turn_limit"),
     }
     assert all(rate > 0 for rate in rates.values()), rates
+
+
+def test_the_cost_panel_shows_a_positive_rate_for_the_priced_route(live: Live) -> None:
+    (panel,) = [q for q in QUERIES if q.panel == "Cost rate by route (USD / h)"]
+    result = live.prom.query(substitute(panel.expr, VARIABLES))
+    rates = [float(r["value"][1]) for r in result]
+    assert rates
+    assert all(rate > 0 for rate in rates), rates
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=[q.where for q in QUERIES])

@@ -1,0 +1,73 @@
+"""The one pricing formula: what reported usage costs at a model's rates per million tokens.
+
+The load summary (``harness.load.costs``) and the cost observer (``telemetry.cost``) both
+price with it, so a dashboard's cost and a summary's cost cannot disagree. It lives here,
+stdlib-only, because telemetry may not import ``harness.load`` (the architecture table);
+``harness.load.prices`` re-exports it beside the price table whose entries are ``Rates``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+PER_TOKENS: Final = 1_000_000
+
+
+class Rates(Protocol):
+    """A model's prices per ``PER_TOKENS`` tokens (``harness.load.prices.ModelPrice``)."""
+
+    @property
+    def input(self) -> float: ...
+    @property
+    def cached_input(self) -> float: ...
+    @property
+    def write(self) -> float: ...
+    @property
+    def output(self) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Input tokens split by cache, and output tokens (one call's, or sums over calls)."""
+
+    uncached: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+
+    @classmethod
+    def reported(cls, input_tokens: int, read: int, write: int, output: int) -> Usage:
+        """One call's usage from the provider-reported fields: input includes reads and
+        writes, so the rest is uncached (never below 0 when a provider over-reports)."""
+        return cls(max(0, input_tokens - read - write), read, write, output)
+
+    def parts(self, price: Rates) -> tuple[float, float, float, float]:
+        """Cost of the uncached input, cache reads, cache writes and output, in order."""
+        return (
+            self.uncached * price.input / PER_TOKENS,
+            self.cache_read * price.cached_input / PER_TOKENS,
+            self.cache_write * price.write / PER_TOKENS,
+            self.output * price.output / PER_TOKENS,
+        )
+
+    def cost(self, price: Rates) -> float:
+        return sum(self.parts(price))
+
+    def read_discount(self, price: Rates) -> float:
+        """What the cache reads cost less than the same tokens sent uncached."""
+        return self.cache_read * (price.input - price.cached_input) / PER_TOKENS
+
+    def write_premium(self, price: Rates) -> float:
+        """What the cache writes cost more than the same tokens sent uncached."""
+        return self.cache_write * (price.write - price.input) / PER_TOKENS
+
+    def saved(self, price: Rates) -> float:
+        """What the cache saved against sending every input token uncached (writes that
+        cost more than input count against it)."""
+        return self.read_discount(price) - self.write_premium(price)
+
+
+def lost(tokens: int, price: Rates) -> float:
+    """What ``tokens`` of lost cached prefix cost when sent again uncached instead."""
+    return tokens * (price.input - price.cached_input) / PER_TOKENS
