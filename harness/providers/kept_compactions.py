@@ -1,0 +1,100 @@
+"""Anthropic compaction blocks kept on the wire side and sent back on later requests.
+
+Anthropic's compaction edit answers with a ``compaction`` block at the head of the
+assistant content; the API drops every message before the newest such block it is sent,
+and reads the block as its summary. The runtime's canonical history has no place for the
+block (and the reference rules must not change), so the route's client keeps it here,
+anchored to the messages it summarised (the request that was compacted), and puts it
+back at the head of the next assistant message whenever a later request still starts with
+exactly those messages. If the runtime trimmed that prefix the anchor no longer matches
+and the block is not sent: the provider then compacts again if it must.
+
+Anchors compare messages without ``cache_control`` (the breakpoints move from request to
+request). At most ``KEPT_COMPACTIONS`` anchors are kept per client, least recently used
+out first: a client can serve several conversations at once (load runs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Final
+
+from harness.providers.wirejson import JsonObject, as_list, as_object
+
+KEPT_COMPACTIONS: Final = 16
+COMPACTION_TYPE: Final = "compaction"
+
+Anchor = tuple[str, ...]
+
+
+def _plain(value: object) -> object:
+    """``value`` without ``cache_control`` keys, at any depth."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def anchor_of(messages: Sequence[object]) -> Anchor:
+    return tuple(json.dumps(_plain(m), sort_keys=True) for m in messages)
+
+
+def summary_block(blocks: Sequence[JsonObject]) -> JsonObject | None:
+    """The compaction block that carries a summary (a failed one, ``content: null``, is
+    nothing to keep)."""
+    for block in blocks:
+        if block.get("type") == COMPACTION_TYPE and isinstance(block.get("content"), str):
+            return dict(block)
+    return None
+
+
+class KeptCompactions:
+    """The compaction blocks one client got back, by the messages they summarised."""
+
+    def __init__(self, limit: int = KEPT_COMPACTIONS) -> None:
+        if limit <= 0:
+            raise ValueError("limit must be positive")
+        self.limit = limit
+        self._kept: OrderedDict[Anchor, JsonObject] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def keep(self, sent: Sequence[object], blocks: Sequence[JsonObject]) -> None:
+        """Remember the summary block of an answer to ``sent`` (the runtime's messages,
+        before any kept block was put back)."""
+        block = summary_block(blocks)
+        if block is None:
+            return
+        anchor = anchor_of(sent)
+        self._kept.pop(anchor, None)
+        self._kept[anchor] = block
+        while len(self._kept) > self.limit:
+            self._kept.popitem(last=False)
+
+    def resend(self, messages: list[object]) -> list[object]:
+        """``messages`` with the newest matching block at the head of the message after
+        its anchor (a new assistant message if that one is not the assistant's)."""
+        current = anchor_of(messages)
+        best: Anchor | None = None
+        for anchor in self._kept:
+            longer = best is None or len(anchor) > len(best)
+            if longer and len(anchor) < len(current) and current[: len(anchor)] == anchor:
+                best = anchor
+        if best is None:
+            return messages
+        self._kept.move_to_end(best)
+        block, at = self._kept[best], len(best)
+        following = as_object(messages[at])
+        if following is not None and following.get("role") == "assistant":
+            content = following.get("content")
+            rest = as_list(content) if isinstance(content, list) else None
+            if rest is None:
+                rest = [{"type": "text", "text": content}] if isinstance(content, str) else []
+            resent: object = {**following, "content": [block, *rest]}
+            return [*messages[:at], resent, *messages[at + 1 :]]
+        inserted: JsonObject = {"role": "assistant", "content": [block]}
+        return [*messages[:at], inserted, *messages[at:]]
