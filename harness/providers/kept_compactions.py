@@ -1,4 +1,4 @@
-"""Anthropic compaction blocks kept on the wire side and sent back on later requests.
+"""Compaction blocks and items kept on the wire side and sent back on later requests.
 
 Anthropic's compaction edit answers with a ``compaction`` block at the head of the
 assistant content; the API drops every message before the newest such block it is sent,
@@ -8,6 +8,12 @@ anchored to the messages it summarised (the request that was compacted), and put
 back at the head of the next assistant message whenever a later request still starts with
 exactly those messages. If the runtime trimmed that prefix the anchor no longer matches
 and the block is not sent: the provider then compacts again if it must.
+
+OpenAI Responses (in-request ``context_management`` compaction) answers with a
+``compaction`` output item; its compaction guide chains by appending the output items to
+the input and allows dropping every item before the newest compaction item
+(developers.openai.com/api/docs/guides/compaction). ``resend_items`` does both: the kept
+item, then what followed its anchor.
 
 Anchors compare messages without ``cache_control`` (the breakpoints move from request to
 request). At most ``KEPT_COMPACTIONS`` anchors are kept per client, least recently used
@@ -43,10 +49,12 @@ def anchor_of(messages: Sequence[object]) -> Anchor:
 
 
 def summary_block(blocks: Sequence[JsonObject]) -> JsonObject | None:
-    """The compaction block that carries a summary (a failed one, ``content: null``, is
-    nothing to keep)."""
+    """The compaction block (Anthropic ``content``) or item (Responses
+    ``encrypted_content``) that carries a summary; a failed one (``content: null``) is
+    nothing to keep."""
     for block in blocks:
-        if block.get("type") == COMPACTION_TYPE and isinstance(block.get("content"), str):
+        summary = block.get("content", block.get("encrypted_content"))
+        if block.get("type") == COMPACTION_TYPE and isinstance(summary, str):
             return dict(block)
     return None
 
@@ -75,18 +83,30 @@ class KeptCompactions:
         while len(self._kept) > self.limit:
             self._kept.popitem(last=False)
 
-    def resend(self, messages: list[object]) -> list[object]:
-        """``messages`` with the newest matching block at the head of the message after
-        its anchor (a new assistant message if that one is not the assistant's)."""
+    def _match(self, messages: Sequence[object]) -> Anchor | None:
+        """The longest kept anchor that ``messages`` extends."""
         current = anchor_of(messages)
         best: Anchor | None = None
         for anchor in self._kept:
             longer = best is None or len(anchor) > len(best)
             if longer and len(anchor) < len(current) and current[: len(anchor)] == anchor:
                 best = anchor
+        if best is not None:
+            self._kept.move_to_end(best)
+        return best
+
+    def resend_items(self, items: list[object]) -> list[object]:
+        """Responses: the newest matching item, then the items after its anchor."""
+        best = self._match(items)
+        return items if best is None else [self._kept[best], *items[len(best) :]]
+
+    def resend(self, messages: list[object]) -> list[object]:
+        """Anthropic: ``messages`` with the newest matching block at the head of the
+        message after its anchor (a new assistant message if that one is not the
+        assistant's)."""
+        best = self._match(messages)
         if best is None:
             return messages
-        self._kept.move_to_end(best)
         block, at = self._kept[best], len(best)
         following = as_object(messages[at])
         if following is not None and following.get("role") == "assistant":

@@ -85,3 +85,13 @@ def test_resend_only_ever_adds_one_block_after_a_kept_anchor(
         if len(a) < len(messages) and anchor_of(messages[: len(a)]) == anchor_of(convo(a))
     ]
     assert blocks == (1 if matching else 0)
+
+
+def test_responses_item_replaces_the_input_it_summarised() -> None:
+    kept = KeptCompactions()
+    item: dict[str, object] = {"id": "cmp_1", "type": "compaction", "encrypted_content": "x"}
+    sent: list[object] = [user("u1"), assistant("a1"), user("u2")]
+    kept.keep(sent, [item, {"type": "message", "role": "assistant", "content": "a2"}])
+    later: list[object] = [*sent, assistant("a2"), user("u3")]
+    assert kept.resend_items(later) == [item, assistant("a2"), user("u3")]
+    assert kept.resend_items(sent) == sent  # nothing follows the anchor: nothing to replace
