@@ -66,7 +66,7 @@ class KeptCompactions:
         if limit <= 0:
             raise ValueError("limit must be positive")
         self.limit = limit
-        self._kept: OrderedDict[Anchor, JsonObject] = OrderedDict()
+        self._kept: OrderedDict[Anchor, tuple[JsonObject, ...]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -75,11 +75,15 @@ class KeptCompactions:
         """Remember the summary block of an answer to ``sent`` (the runtime's messages,
         before any kept block was put back)."""
         block = summary_block(blocks)
-        if block is None:
-            return
+        if block is not None:
+            self.keep_window(sent, (block,))
+
+    def keep_window(self, sent: Sequence[object], window: Sequence[JsonObject]) -> None:
+        """Remember ``window`` as what replaces ``sent`` (a ``/responses/compact`` answer's
+        whole output; one block or item otherwise)."""
         anchor = anchor_of(sent)
         self._kept.pop(anchor, None)
-        self._kept[anchor] = block
+        self._kept[anchor] = tuple(dict(item) for item in window)
         while len(self._kept) > self.limit:
             self._kept.popitem(last=False)
 
@@ -96,9 +100,9 @@ class KeptCompactions:
         return best
 
     def resend_items(self, items: list[object]) -> list[object]:
-        """Responses: the newest matching item, then the items after its anchor."""
+        """Responses: the newest matching window, then the items after its anchor."""
         best = self._match(items)
-        return items if best is None else [self._kept[best], *items[len(best) :]]
+        return items if best is None else [*self._kept[best], *items[len(best) :]]
 
     def resend(self, messages: list[object]) -> list[object]:
         """Anthropic: ``messages`` with the newest matching block at the head of the
@@ -107,7 +111,7 @@ class KeptCompactions:
         best = self._match(messages)
         if best is None:
             return messages
-        block, at = self._kept[best], len(best)
+        block, at = self._kept[best][0], len(best)
         following = as_object(messages[at])
         if following is not None and following.get("role") == "assistant":
             content = following.get("content")

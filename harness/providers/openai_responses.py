@@ -23,7 +23,7 @@ data (status ``None``); a stream that ends without a terminal event is a protoco
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.providers.base import ProviderReply, ProviderRequest, Usage
@@ -58,6 +58,17 @@ from harness.providers.wirejson import (
 from harness.runtime.messages import ChatMessage, ToolCall
 
 RESPONSES_PATH = "/responses"
+COMPACT_PATH = "/responses/compact"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactedWindow:
+    """What ``/responses/compact`` answered: the window that replaces the input, and usage."""
+
+    output: tuple[JsonObject, ...]
+    usage: Usage
+
+
 _TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete"})
 
 
@@ -238,7 +249,7 @@ class OpenAIResponsesClient(HttpProviderClient):
         if self.provider_context is not None:
             payload.update(self.provider_context.responses_fields())
         sent = as_list(payload.get("input"))
-        if self._compacts():
+        if self._compacts() or len(self.kept_compactions):
             # The route's own compaction item goes back (outside the reference: see
             # harness.providers.kept_compactions) so the provider does not compact again.
             payload["input"] = self.kept_compactions.resend_items(sent)
@@ -250,6 +261,21 @@ class OpenAIResponsesClient(HttpProviderClient):
         stream = _ResponsesStream(self)
         await self.post_sse(RESPONSES_PATH, payload, stream.feed)
         return self._edited(stream.finish(), stream.items(), sent)
+
+    async def compact(self, request: ProviderRequest) -> CompactedWindow:
+        """``POST /responses/compact`` with ``request``'s input (not a generation call).
+        The window it answers is kept, anchored to that input, and sent in its place by
+        later requests (``harness.providers.kept_compactions``)."""
+        full = build_responses_request(request)
+        sent = as_list(full.get("input"))
+        answer = await self.post_json(COMPACT_PATH, {"model": request.model, "input": sent})
+        value = as_object(answer.value)
+        output = as_list(value.get("output")) if value is not None else None
+        window = [found for item in output or [] if (found := as_object(item)) is not None]
+        if value is None or output is None or len(window) != len(output):
+            raise self.protocol_error(answer.status, dumps(answer.value), "no compacted output")
+        self.kept_compactions.keep_window(sent, window)
+        return CompactedWindow(tuple(window), _usage(child(value, "usage")))
 
     def _edited(
         self, reply: ProviderReply, output: list[object], sent: list[object]
