@@ -343,18 +343,18 @@ def _compact_body(
     if before <= edit.trigger:
         return None
     messages = body["messages"]
-    last_user = max(
-        (n for n, m in enumerate(messages) if m.get("role") == "user"), default=len(messages) - 1
-    )
-    if fails or last_user == 0:
+    users = [n for n, m in enumerate(messages) if m.get("role") == "user"]
+    cut = users[-1] if users else len(messages) - 1
+    if cut > 0 and any(b.get("type") == "tool_result" for b in _blocks(messages[cut])):
+        cut -= 1  # tool results keep the tool uses they answer (the API's pairing rule)
+    if fails or cut == 0:
         return Compaction(None, edit.pause, before, before)
-    summary = COMPACTION_SUMMARY.format(messages=last_user)
+    summary = COMPACTION_SUMMARY.format(messages=cut)
     if edit.instructions:
         summary = f"{summary} ({edit.instructions})"
-    body["messages"] = [
-        {"role": "assistant", "content": [{"type": "text", "text": summary}]},
-        *messages[last_user:],
-    ]
+    role = "user" if messages[cut].get("role") == "assistant" else "assistant"  # alternate
+    summary_row = {"role": role, "content": [{"type": "text", "text": summary}]}
+    body["messages"] = [summary_row, *messages[cut:]]
     return Compaction(summary, edit.pause, before, count(body))
 
 

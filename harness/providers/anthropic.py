@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from harness.providers.base import ProviderReply, ProviderRequest, Usage
 from harness.providers.canonical import (
@@ -59,6 +59,7 @@ from harness.providers.context_management import (
     anthropic_edits,
 )
 from harness.providers.images import InlineImage
+from harness.providers.kept_compactions import KeptCompactions
 from harness.providers.sse import SseEvent
 from harness.providers.toolschema import parameters_schema
 from harness.providers.transport import HttpProviderClient, IdFactory
@@ -290,6 +291,10 @@ class AnthropicClient(HttpProviderClient):
     provider_kind = "anthropic"
     cache_breakpoints: CacheBreakpoints = DEFAULT_CACHE_BREAKPOINTS
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kept_compactions = KeptCompactions()
+
     def auth_headers(self) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         if self._api_key:
@@ -300,22 +305,36 @@ class AnthropicClient(HttpProviderClient):
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         payload = build_messages_request(request, self.cache_breakpoints)
         add_anthropic_fields(payload, self.provider_context)
+        sent = as_list(payload.get("messages"))
+        if self._compacts():
+            # The route's own compaction blocks go back (outside the reference: see
+            # harness.providers.kept_compactions) so the provider does not compact again.
+            payload["messages"] = self.kept_compactions.resend(sent)
         if not request.stream:
             answer = await self.post_json(MESSAGES_PATH, payload)
             reply = self.parse_answer(answer, parse_message)
             message = as_object(answer.value)
             content = as_list(message.get("content")) if message else []
             blocks = [block for b in content if (block := as_object(b)) is not None]
-            return self._edited(reply, message, blocks)
+            return self._edited(reply, message, blocks, sent)
         stream = _MessagesStream(self)
         await self.post_sse(MESSAGES_PATH, payload, stream.feed)
         try:
-            return self._edited(stream.finish(), stream.reported, stream.blocks())
+            return self._edited(stream.finish(), stream.reported, stream.blocks(), sent)
         except WireShapeError as exc:
             raise self.protocol_error(None, "", str(exc)) from exc
 
+    def _compacts(self) -> bool:
+        return self.provider_context is not None and self.provider_context.compact is not None
+
     def _edited(
-        self, reply: ProviderReply, reported: JsonObject | None, blocks: list[JsonObject]
+        self,
+        reply: ProviderReply,
+        reported: JsonObject | None,
+        blocks: list[JsonObject],
+        sent: list[object],
     ) -> ProviderReply:
+        if self._compacts():
+            self.kept_compactions.keep(sent, blocks)
         edits = anthropic_edits(reported, blocks, self.provider_context)
         return replace(reply, provider_edits=edits) if edits else reply

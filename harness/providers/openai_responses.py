@@ -23,7 +23,8 @@ data (status ``None``); a stream that ends without a terminal event is a protoco
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from harness.providers.base import ProviderReply, ProviderRequest, Usage
 from harness.providers.canonical import (
@@ -39,6 +40,7 @@ from harness.providers.canonical import (
 )
 from harness.providers.context_management import responses_edits
 from harness.providers.images import image_uri
+from harness.providers.kept_compactions import KeptCompactions
 from harness.providers.sse import SseEvent
 from harness.providers.toolschema import parameters_schema
 from harness.providers.transport import HttpProviderClient, IdFactory
@@ -56,6 +58,17 @@ from harness.providers.wirejson import (
 from harness.runtime.messages import ChatMessage, ToolCall
 
 RESPONSES_PATH = "/responses"
+COMPACT_PATH = "/responses/compact"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactedWindow:
+    """What ``/responses/compact`` answered: the window that replaces the input, and usage."""
+
+    output: tuple[JsonObject, ...]
+    usage: Usage
+
+
 _TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete"})
 
 
@@ -221,20 +234,54 @@ class OpenAIResponsesClient(HttpProviderClient):
 
     provider_kind = "openai-responses"
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kept_compactions = KeptCompactions()
+
+    def _compacts(self) -> bool:
+        return (
+            self.provider_context is not None
+            and self.provider_context.compact_threshold is not None
+        )
+
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         payload = build_responses_request(request)
         if self.provider_context is not None:
             payload.update(self.provider_context.responses_fields())
+        sent = as_list(payload.get("input"))
+        if self._compacts() or len(self.kept_compactions):
+            # The route's own compaction item goes back (outside the reference: see
+            # harness.providers.kept_compactions) so the provider does not compact again.
+            payload["input"] = self.kept_compactions.resend_items(sent)
         if not request.stream:
             answer = await self.post_json(RESPONSES_PATH, payload)
             reply = self.parse_answer(answer, parse_response)
             value = as_object(answer.value)
-            return self._edited(reply, as_list(value.get("output")) if value else [])
+            return self._edited(reply, as_list(value.get("output")) if value else [], sent)
         stream = _ResponsesStream(self)
         await self.post_sse(RESPONSES_PATH, payload, stream.feed)
-        return self._edited(stream.finish(), stream.items())
+        return self._edited(stream.finish(), stream.items(), sent)
 
-    def _edited(self, reply: ProviderReply, output: list[object]) -> ProviderReply:
+    async def compact(self, request: ProviderRequest) -> CompactedWindow:
+        """``POST /responses/compact`` with ``request``'s input (not a generation call).
+        The window it answers is kept, anchored to that input, and sent in its place by
+        later requests (``harness.providers.kept_compactions``)."""
+        full = build_responses_request(request)
+        sent = as_list(full.get("input"))
+        answer = await self.post_json(COMPACT_PATH, {"model": request.model, "input": sent})
+        value = as_object(answer.value)
+        output = as_list(value.get("output")) if value is not None else None
+        window = [found for item in output or [] if (found := as_object(item)) is not None]
+        if value is None or output is None or len(window) != len(output):
+            raise self.protocol_error(answer.status, dumps(answer.value), "no compacted output")
+        self.kept_compactions.keep_window(sent, window)
+        return CompactedWindow(tuple(window), _usage(child(value, "usage")))
+
+    def _edited(
+        self, reply: ProviderReply, output: list[object], sent: list[object]
+    ) -> ProviderReply:
         items = [found for item in output if (found := as_object(item)) is not None]
+        if self._compacts():
+            self.kept_compactions.keep(sent, items)
         edits = responses_edits(items, self.provider_context)
         return replace(reply, provider_edits=edits) if edits else reply

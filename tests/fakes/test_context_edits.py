@@ -370,3 +370,15 @@ def test_count_tokens_counts_the_edited_prompt_and_reports_the_original() -> Non
         provider, endpoint, DiscoveryRequest(None, json.dumps(plain).encode(), {})
     )
     assert without == {"input_tokens": before}
+
+
+def test_compaction_keeps_a_trailing_tool_result_with_its_tool_use() -> None:
+    # Before the fix the summary replaced the tool use and the fake refused its own result.
+    messages = [*long_conversation()[:2], *tool_turns(1, result="r" * 400)[1:]]
+    answer = send(fake(), body(messages, compact()), {"anthropic-beta": COMPACT_BETA})
+    assert answer.status == 200, answer.body
+    block = obj(answer.body)["content"][0]
+    assert block["type"] == "compaction"
+    assert block["content"] == "[summary of 2 earlier messages]"
+    assert answer.tokens is not None
+    assert answer.tokens.total < 1000

@@ -24,6 +24,7 @@ from harness.providers.context_management import (
     ProviderContext,
     ProviderEdit,
 )
+from harness.providers.openai_responses import OpenAIResponsesClient
 from harness.runtime import ChatMessage, native_tool_call_row, native_tool_result_row
 from harness.runtime.messages import ToolCall
 
@@ -151,3 +152,27 @@ async def test_responses_compaction_and_truncation_are_sent_and_reported(stream:
     assert isinstance(plain, ProviderReply)
     assert plain.usage.input_tokens is not None
     assert plain.usage.input_tokens <= 2000
+
+
+async def test_responses_compact_endpoint_window_replaces_the_input_later() -> None:
+    fake = FakeProvider("openai", "test-model")
+    # The window keeps the user messages (the fake follows CompactedResponse's shape) and
+    # summarises the rest: here the long answer.
+    history = [ChatMessage("user", "tell me all"), ChatMessage("assistant", "word " * 300)]
+    request = ProviderRequest("test-model", history, max_tokens=16)
+    async with asgi_client(fake) as http:
+        client = make_client("openai-responses", client=http, base_url=ROOT + "/v1", api_key="k")
+        assert isinstance(client, OpenAIResponsesClient)
+        window = await client.compact(request)
+        assert fake.log.last().path == "/v1/responses/compact"
+        assert window.output[-1]["type"] == "compaction"
+        assert window.usage.input_tokens is not None
+        assert window.usage.input_tokens > 300
+        later = [*history, ChatMessage("user", "and now?")]
+        reply = await client.complete(dataclasses.replace(request, messages=later))
+    assert isinstance(reply, ProviderReply)
+    sent: Any = fake.log.last().request_body
+    assert sent["input"][: len(window.output)] == list(window.output)
+    assert sent["input"][-1]["content"] == "and now?"
+    assert reply.usage.input_tokens is not None
+    assert reply.usage.input_tokens < 100  # the summary, not the 300 words it replaced
