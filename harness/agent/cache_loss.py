@@ -9,10 +9,10 @@ first in both and cancel out. Nothing sent yet on the route: nothing to lose (0)
 
 Only what that needs is kept of a request, not its rows: an idle session would otherwise
 keep a rendered copy of its last request alive (3× its history's text, issue 16). Kept:
-the request's estimate, and 9 bytes a row (``RowKeys``: its content's hash, its role):
+the request's estimate, and 8 bytes a row (``RowKeys``, ``hash((role, content))``):
 equal rows have equal keys, so the common leading rows are found on the keys, and those
 rows being equal row for row, ``estimate(last[:kept])`` is ``estimate(trimmed[:kept])``.
-Two different contents with the same 64-bit keyed hash at the same place would count as
+Two different rows with the same 64-bit keyed hash at the same place would count as
 shared: a chance of about 2⁻⁶⁴ per row compared.
 
 It is a property of the history, not of a provider: the fakes' reported cache reads show
@@ -24,51 +24,40 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from operator import attrgetter
 
 from harness.runtime import ChatMessage, estimate_history_tokens
 from harness.runtime.estimate import current_turn_start, row_costs
 
 _CONTENT, _ROLE = attrgetter("content"), attrgetter("role")
-_ROLE_CODES = {"system": 0, "user": 1, "assistant": 2, "tool": 3}  # spec 1's four roles
-_OTHER_ROLE = 255
 
 
 @dataclass(frozen=True, slots=True)
 class RowKeys:
-    """What identifies each row of a request, compactly: its content's hash (a string
-    remembers its hash, so a row sent again is not hashed again) and a byte for its role.
-    Equal rows have equal keys; a row of another role hashes its role in."""
+    """Each row of a request as 8 bytes: ``hash((role, content))``, equal for equal rows.
+    Hashing a row costs little: its strings remember their own hashes, so the tuple's
+    hash only combines them (rows are mostly the objects the previous call sent)."""
 
     hashes: array[int]
-    roles: bytes
 
     @classmethod
     def of(cls, rows: Sequence[ChatMessage]) -> RowKeys:
-        hashes = array("q", list(map(hash, map(_CONTENT, rows))))  # a list fills it faster
-        try:
-            roles = bytes(map(_ROLE_CODES.__getitem__, map(_ROLE, rows)))
-        except KeyError:  # a role outside the four: its name goes into the row's hash
-            roles = bytes(map(_ROLE_CODES.get, map(_ROLE, rows), repeat(_OTHER_ROLE)))
-            for index in [i for i, code in enumerate(roles) if code == _OTHER_ROLE]:
-                hashes[index] = hash((rows[index].role, rows[index].content))
-        return cls(hashes, roles)
+        pairs = zip(map(_ROLE, rows), map(_CONTENT, rows), strict=False)  # same length
+        return cls(array("q", list(map(hash, pairs))))  # from a list: faster to fill
 
     def __len__(self) -> int:
-        return len(self.roles)
+        return len(self.hashes)
 
     def starts(self, other: RowKeys) -> bool:
         """Whether these rows start with ``other``'s."""
-        n = len(other)
-        return self.roles[:n] == other.roles and self.hashes[:n] == other.hashes
+        return self.hashes[: len(other.hashes)] == other.hashes
 
     def shared(self, other: RowKeys) -> int:
         """How many leading rows these and ``other``'s share."""
         if self.starts(other) or other.starts(self):  # the usual case: one extends the other
             return min(len(self), len(other))
-        pairs = zip(self.hashes, self.roles, other.hashes, other.roles, strict=False)
-        return next(i for i, (h, r, g, s) in enumerate(pairs) if h != g or r != s)
+        pairs = zip(self.hashes, other.hashes, strict=False)
+        return next(i for i, (mine, theirs) in enumerate(pairs) if mine != theirs)
 
 
 def _tokens(rows: Sequence[ChatMessage], older: bool) -> int:
