@@ -7,50 +7,116 @@ request caches nothing) that the trimmed history no longer starts with:
 ``estimate(last) - estimate(common leading rows of last and trimmed)``. Tool schemas come
 first in both and cancel out. Nothing sent yet on the route: nothing to lose (0).
 
+Only what that needs is kept of a request, not its rows: an idle session would otherwise
+keep a rendered copy of its last request alive (3× its history's text, issue 16). Kept:
+the request's estimate, and 8 bytes a row (``RowKeys``, ``hash((role, content))``):
+equal rows have equal keys, so the common leading rows are found on the keys, and those
+rows being equal row for row, ``estimate(last[:kept])`` is ``estimate(trimmed[:kept])``.
+Two different rows with the same 64-bit keyed hash at the same place would count as
+shared: a chance of about 2⁻⁶⁴ per row compared.
+
 It is a property of the history, not of a provider: the fakes' reported cache reads show
 what a given provider actually kept (its minimum lengths, lifetimes, breakpoints).
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from harness.runtime import ChatMessage, estimate_history_tokens
+from harness.runtime.estimate import current_turn_start, row_costs
+
+_CONTENT, _ROLE = attrgetter("content"), attrgetter("role")
 
 
-def common_prefix_length(a: Sequence[ChatMessage], b: Sequence[ChatMessage]) -> int:
-    """How many leading rows ``a`` and ``b`` share (rows re-rendered equal count)."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x is not y and x != y:
-            break
-        n += 1
-    return n
+@dataclass(frozen=True, slots=True)
+class RowKeys:
+    """Each row of a request as 8 bytes: ``hash((role, content))``, equal for equal rows.
+    Hashing a row costs little: its strings remember their own hashes, so the tuple's
+    hash only combines them (rows are mostly the objects the previous call sent)."""
+
+    hashes: array[int]
+
+    @classmethod
+    def of(cls, rows: Sequence[ChatMessage]) -> RowKeys:
+        pairs = zip(map(_ROLE, rows), map(_CONTENT, rows), strict=False)  # same length
+        return cls(array("q", list(map(hash, pairs))))  # from a list: faster to fill
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def starts(self, other: RowKeys) -> bool:
+        """Whether these rows start with ``other``'s."""
+        return self.hashes[: len(other.hashes)] == other.hashes
+
+    def shared(self, other: RowKeys) -> int:
+        """How many leading rows these and ``other``'s share."""
+        if self.starts(other) or other.starts(self):  # the usual case: one extends the other
+            return min(len(self), len(other))
+        pairs = zip(self.hashes, other.hashes, strict=False)
+        return next(i for i, (mine, theirs) in enumerate(pairs) if mine != theirs)
 
 
-def lost_prefix_tokens(last: Sequence[ChatMessage], trimmed: Sequence[ChatMessage]) -> int:
-    kept = common_prefix_length(last, trimmed)
-    if kept == len(last):
-        return 0
-    return estimate_history_tokens(list(last)) - estimate_history_tokens(list(last[:kept]))
+def _tokens(rows: Sequence[ChatMessage], older: bool) -> int:
+    """Every row priced as an older row, or as a row of the current turn."""
+    return sum(row_costs(rows, len(rows) if older else 0))
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What the cache loss needs of one request: its estimate and its rows' keys."""
+
+    tokens: int
+    """``estimate_history_tokens`` of the request."""
+    older_tokens: int
+    """Every row priced as an older row: unlike ``tokens`` a plain sum over rows, so a
+    request that extends the previous one adds only its new rows' costs."""
+    keys: RowKeys
+
+    @classmethod
+    def of(cls, rows: Sequence[ChatMessage], previous: Sent | None = None) -> Sent:
+        """The request ``rows``. With ``previous`` (an earlier request of the route), its
+        sum is reused when ``rows`` starts with its rows: per call, the keys' C-level
+        passes and the new rows' costs, not a second estimate of the whole history
+        (measured in docs/decisions.md)."""
+        keys = RowKeys.of(rows)
+        start, older = 0, 0
+        if previous is not None and keys.starts(previous.keys):
+            start, older = len(previous.keys), previous.older_tokens
+        older += _tokens(rows[start:], older=True)
+        # The estimate prices the current turn's rows (from its anchor) as current rows.
+        tail = rows[current_turn_start(rows) :]
+        tokens = older - _tokens(tail, older=True) + _tokens(tail, older=False)
+        return cls(tokens, older, keys)
+
+    def lost(self, trimmed: Sequence[ChatMessage]) -> int:
+        """Tokens of this request that ``trimmed`` no longer starts with."""
+        kept = self.keys.shared(RowKeys.of(trimmed[: len(self.keys)]))
+        if kept == len(self.keys):
+            return 0
+        return self.tokens - estimate_history_tokens(trimmed[:kept])
 
 
 @dataclass(slots=True)
 class SentRequests:
-    """Per route: the rows of the request in flight, and of the last one that succeeded."""
+    """Per route: the request in flight, and the last one that succeeded (as ``Sent``;
+    taken when a request starts, so not even a refused request's rows are kept)."""
 
-    _pending: dict[str, tuple[ChatMessage, ...]] = field(default_factory=dict)
-    _sent: dict[str, tuple[ChatMessage, ...]] = field(default_factory=dict)
+    _pending: dict[str, Sent] = field(default_factory=dict)
+    _sent: dict[str, Sent] = field(default_factory=dict)
 
     def started(self, route: str, rows: Sequence[ChatMessage]) -> None:
-        self._pending[route] = tuple(rows)
+        previous = self._pending.get(route) or self._sent.get(route)
+        self._pending[route] = Sent.of(rows, previous)
 
     def succeeded(self, route: str) -> None:
-        rows = self._pending.pop(route, None)
-        if rows is not None:
-            self._sent[route] = rows
+        sent = self._pending.pop(route, None)
+        if sent is not None:
+            self._sent[route] = sent
 
     def loss(self, route: str, trimmed: Sequence[ChatMessage]) -> int:
         last = self._sent.get(route)
-        return lost_prefix_tokens(last, trimmed) if last else 0
+        return 0 if last is None else last.lost(trimmed)

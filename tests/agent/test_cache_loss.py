@@ -1,15 +1,55 @@
 """Cache loss: the tokens of the route's last successful request that a trimmed history no
-longer starts with (``harness.agent.cache_loss``), carried on ``HistoryTrimmed``."""
+longer starts with (``harness.agent.cache_loss``), carried on ``HistoryTrimmed``.
+
+``lost_prefix_tokens`` below is the definition on the rows themselves, as the agent first
+computed it (keeping the last request's rows); ``SentRequests`` keeps only an estimate and
+a digest per row, and must give exactly the same numbers."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fakes
-from harness.agent.cache_loss import SentRequests, common_prefix_length, lost_prefix_tokens
+from harness.agent.cache_loss import Sent, SentRequests
 from harness.events import HistoryTrimmed, TrimTrigger
-from harness.runtime import BREADCRUMB, ChatMessage, RuntimeProfile, estimate_history_tokens
+from harness.runtime import (
+    BREADCRUMB,
+    TOOL_RESULTS_PREFIX,
+    ChatMessage,
+    RuntimeProfile,
+    estimate_history_tokens,
+)
 from tests.agent.support import build_rig
+
+
+def common_prefix_length(a: Sequence[ChatMessage], b: Sequence[ChatMessage]) -> int:
+    """How many leading rows ``a`` and ``b`` share (rows re-rendered equal count)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x is not y and x != y:
+            break
+        n += 1
+    return n
+
+
+def lost_prefix_tokens(last: Sequence[ChatMessage], trimmed: Sequence[ChatMessage]) -> int:
+    """The oracle: ``estimate(last) - estimate(last[:kept])`` on the rows."""
+    kept = common_prefix_length(last, trimmed)
+    if kept == len(last):
+        return 0
+    return estimate_history_tokens(list(last)) - estimate_history_tokens(list(last[:kept]))
+
+
+def sent_loss(last: Sequence[ChatMessage], trimmed: Sequence[ChatMessage]) -> int:
+    sent = SentRequests()
+    sent.started("r", last)
+    sent.succeeded("r")
+    return sent.loss("r", trimmed)
+
 
 SYS = ChatMessage("system", "sys")  # 5 tokens
 A40 = ChatMessage("user", "a" * 40)  # 14 tokens
@@ -20,16 +60,90 @@ CRUMB = ChatMessage("user", BREADCRUMB)
 
 def test_a_history_that_extends_the_last_request_loses_nothing() -> None:
     assert lost_prefix_tokens([SYS, A40], [SYS, A40, OK, B]) == 0
+    assert sent_loss([SYS, A40], [SYS, A40, OK, B]) == 0
 
 
 def test_a_trim_loses_everything_after_the_shared_leading_rows() -> None:
     assert common_prefix_length([SYS, A40, OK], [SYS, CRUMB, B]) == 1
     assert lost_prefix_tokens([SYS, A40, OK], [SYS, CRUMB, B]) == 14 + 5
+    assert sent_loss([SYS, A40, OK], [SYS, CRUMB, B]) == 14 + 5
 
 
 def test_equal_rows_count_as_shared_even_when_rebuilt() -> None:
     rebuilt = [ChatMessage("system", "sys"), ChatMessage("user", "a" * 40)]
     assert lost_prefix_tokens([SYS, A40], rebuilt) == 0
+    assert sent_loss([SYS, A40], rebuilt) == 0
+
+
+def test_a_row_of_another_role_is_not_shared() -> None:
+    assert sent_loss([SYS, A40], [SYS, ChatMessage("assistant", "a" * 40)]) == 14
+    odd = ChatMessage("developer", "a" * 40)  # outside spec 1's four roles
+    assert sent_loss([SYS, odd], [SYS, ChatMessage("function", "a" * 40)]) == 14
+    assert sent_loss([SYS, odd], [SYS, ChatMessage("developer", "a" * 40)]) == 0
+
+
+# Rows from a small pool, each drawn as a new object (a re-rendered row is equal but not
+# the same object): prompts, answers, tool rows, prompt-mode carriers (priced differently
+# in the current turn), the breadcrumb and roles outside spec 1's four, so shared
+# prefixes and turn anchors vary.
+_CONTENTS = (
+    "a",
+    "b" * 30,
+    "ok",
+    BREADCRUMB,
+    f"{TOOL_RESULTS_PREFIX}\n<tool_result>x</tool_result>",
+)
+rows = st.builds(
+    ChatMessage,
+    st.sampled_from(("system", "user", "assistant", "tool", "developer", "function")),
+    st.sampled_from(_CONTENTS),
+)
+histories = st.lists(rows, max_size=12)
+
+
+@st.composite
+def last_and_trimmed(draw: st.DrawFn) -> tuple[list[ChatMessage], list[ChatMessage]]:
+    """A request, and a history that keeps some of its leading rows (re-rendered or the
+    same objects), then goes on with anything: a trim, an extension or a rewrite."""
+    last = draw(histories)
+    kept = draw(st.integers(0, len(last)))
+    rebuilt = draw(st.booleans())
+    head = [ChatMessage(r.role, r.content) if rebuilt else r for r in last[:kept]]
+    return last, head + draw(histories)
+
+
+@given(last_and_trimmed())
+def test_the_kept_digests_give_exactly_the_loss_of_the_rows(
+    case: tuple[list[ChatMessage], list[ChatMessage]],
+) -> None:
+    last, trimmed = case
+    assert sent_loss(last, trimmed) == lost_prefix_tokens(last, trimmed)
+
+
+@given(histories, histories, histories)
+def test_a_request_kept_on_top_of_an_earlier_one_has_the_whole_estimate(
+    earlier: list[ChatMessage], more: list[ChatMessage], other: list[ChatMessage]
+) -> None:
+    """``Sent.of`` reuses an earlier request's sum only when the rows extend it."""
+    rows = earlier + more
+    for previous in (Sent.of(earlier), Sent.of(other), Sent.of(rows)):
+        sent = Sent.of(rows, previous)
+        assert sent.tokens == estimate_history_tokens(rows)
+        assert sent == Sent.of(rows)
+
+
+@given(st.lists(st.tuples(histories, st.booleans()), min_size=1, max_size=5), histories)
+def test_the_loss_is_against_the_last_request_that_succeeded(
+    requests: list[tuple[list[ChatMessage], bool]], trimmed: list[ChatMessage]
+) -> None:
+    sent, last = SentRequests(), None
+    for request, succeeded in requests:
+        sent.started("r", request)
+        if succeeded:
+            sent.succeeded("r")
+            last = request
+    expected = 0 if last is None else lost_prefix_tokens(last, trimmed)
+    assert sent.loss("r", trimmed) == expected
 
 
 def test_only_a_successful_request_becomes_the_last_sent() -> None:
