@@ -43,7 +43,8 @@ def test_turns_that_hang_past_the_deadline_are_cancelled(
     plan = LoadPlan(template, 5, 2, 3, 1.0, {hanging.ref: running.base_url})
     began = time.monotonic()
     summary = asyncio.run(run_sessions(plan))
-    assert time.monotonic() - began < 1.0 + 0.5 + 1.5
+    # Cancelled at the deadline, not after the 30 s hang (a margin a loaded machine keeps).
+    assert time.monotonic() - began < 15
     assert summary.stopped_by == "duration"
     assert summary.sessions_completed == 0
     assert summary.sessions_interrupted == summary.sessions_started == 2

@@ -155,7 +155,7 @@ def test_hold_without_a_server_or_time_returns_at_once() -> None:
     telemetry = build_telemetry(TelemetryOptions(registry=CollectorRegistry()))
     started = time.monotonic()
     telemetry.hold()
-    assert time.monotonic() - started < 0.2
+    assert time.monotonic() - started < 5  # "at once": no 0.2 s threshold a loaded machine can miss
     telemetry.shutdown()
 
 
