@@ -4,7 +4,6 @@ Markdown reports, transcripts, spans, logs."""
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from harness.conformance.metered import REDACTED, Redactor
 from harness.telemetry.exporters import JsonLinesSpanExporter
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.transcript import TranscriptWriter
-from tests.conformance.support import MODEL, options, serve
+from tests.conformance.support import MODEL, key_echoing_endpoint, options, serve
 
 SECRET = "sk-userinfo-DISTINCTIVE-7d3a91c0b2e4"
 MASKED = f"{SECRET[:8]}{'*' * 30}{SECRET[-4:]}"  # OpenAI's shape: 8 shown, 4 shown
@@ -79,21 +78,9 @@ def test_an_at_sign_outside_a_url_is_refused_without_echoing_it() -> None:
     assert SECRET not in result.output
 
 
-def _masking(request: httpx.Request) -> httpx.Response:
-    """An endpoint that quotes the key back masked in every error, as OpenAI's 401 and some
-    gateways' 400s do."""
-    key = request.headers["authorization"].removeprefix("Bearer ")
-    shown = f"{key[:8]}{'*' * 30}{key[-4:]}"
-    body = json.loads(request.content)
-    text = " ".join(str(m.get("content")) for m in body["messages"])
-    if any(m["role"] == "tool" or m.get("tool_calls") for m in body["messages"]):
-        return httpx.Response(400, json={"error": {"message": f"bad pairing, key {shown}"}})
-    if len(text) > 4000:
-        message = f"This model's maximum context length is 1000 tokens (key {shown})"
-        return httpx.Response(400, json={"error": {"message": message}})
-    usage = {"prompt_tokens": len(text) // 4 + 10, "completion_tokens": 1}
-    choice = {"message": {"role": "assistant", "content": "OK"}, "finish_reason": "stop"}
-    return httpx.Response(200, json={"choices": [choice], "usage": usage})
+def _masked(key: str) -> str:
+    """As OpenAI's 401 quotes a key: its first 8 and last 4 characters around stars."""
+    return f"{key[:8]}{'*' * 30}{key[-4:]}"
 
 
 @pytest.mark.anyio
@@ -109,7 +96,7 @@ async def test_a_masked_echo_of_the_key_reaches_no_report_transcript_span_or_log
     otel = OtelObserver(spans)
     report = await run_conformance(
         plan(chosen, {USERINFO_KEY_VARIABLE: split.key or ""}),
-        transport=httpx.MockTransport(_masking),
+        transport=httpx.MockTransport(key_echoing_endpoint(_masked)),
         observers=(transcript, otel),
     )
     otel.close()

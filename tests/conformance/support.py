@@ -4,9 +4,12 @@ the verdicts back."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+import httpx
 
 from fakes import FakeProvider, FakeScript, ProviderSide
 from fakes.pytest_plugin import FakeServerFactory, RunningFake
@@ -134,3 +137,26 @@ async def conform(
 
 def failing(report: ConformanceReport) -> set[str]:
     return {name for name, verdict in report.verdicts().items() if verdict == "fail"}
+
+
+def key_echoing_endpoint(
+    show: Callable[[str], str],
+) -> Callable[[httpx.Request], httpx.Response]:
+    """An OpenAI-shaped endpoint (for ``httpx.MockTransport``) that quotes the API key back
+    in every error, as ``show`` spells it (whole, as some gateways do; partly masked, as
+    OpenAI's 401 does): a refused tool pairing, an overflow past 4,000 characters."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        shown = show(request.headers["authorization"].removeprefix("Bearer "))
+        body = json.loads(request.content)
+        text = " ".join(str(m.get("content")) for m in body["messages"])
+        if any(m["role"] == "tool" or m.get("tool_calls") for m in body["messages"]):
+            return httpx.Response(400, json={"error": {"message": f"bad pairing, key {shown}"}})
+        if len(text) > 4000:
+            message = f"This model's maximum context length is 1000 tokens (key {shown})"
+            return httpx.Response(400, json={"error": {"message": message}})
+        usage = {"prompt_tokens": len(text) // 4 + 10, "completion_tokens": 1}
+        choice = {"message": {"role": "assistant", "content": "OK"}, "finish_reason": "stop"}
+        return httpx.Response(200, json={"choices": [choice], "usage": usage})
+
+    return answer

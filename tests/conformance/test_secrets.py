@@ -5,7 +5,6 @@ transcripts, spans, logs, error messages. Endpoint text that echoes it is redact
 from __future__ import annotations
 
 import io
-import json
 import logging
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from harness.conformance import (
 from harness.telemetry.exporters import JsonLinesSpanExporter
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.transcript import TranscriptWriter
-from tests.conformance.support import KEY_ENV, conform, options
+from tests.conformance.support import KEY_ENV, conform, key_echoing_endpoint, options
 
 pytestmark = pytest.mark.anyio
 
@@ -90,29 +89,15 @@ def test_key_comes_only_from_the_named_variable() -> None:
     assert plan(unnamed, {"OPENAI_API_KEY": SECRET}).api_key is None
 
 
-def _echoing(request: httpx.Request) -> httpx.Response:
-    """A proxy that quotes the key back in every error, as some gateways do."""
-    key = request.headers["authorization"].removeprefix("Bearer ")
-    body = json.loads(request.content)
-    text = " ".join(str(m.get("content")) for m in body["messages"])
-    if any(m["role"] == "tool" or m.get("tool_calls") for m in body["messages"]):
-        return httpx.Response(400, json={"error": {"message": f"bad pairing for key {key}"}})
-    if len(text) > 4000:
-        message = f"This model's maximum context length is 1000 tokens (key {key})"
-        return httpx.Response(400, json={"error": {"message": message}})
-    usage = {"prompt_tokens": len(text) // 4 + 10, "completion_tokens": 1}
-    choice = {"message": {"role": "assistant", "content": "OK"}, "finish_reason": "stop"}
-    return httpx.Response(200, json={"choices": [choice], "usage": usage})
-
-
 async def test_endpoint_text_that_echoes_the_key_is_redacted() -> None:
     chosen = options("openai", "http://proxy.test/v1", declared=1000, api_key_env=KEY_ENV)
     report = await run_conformance(
-        plan(chosen, {KEY_ENV: SECRET}), transport=httpx.MockTransport(_echoing)
+        plan(chosen, {KEY_ENV: SECRET}),
+        transport=httpx.MockTransport(key_echoing_endpoint(lambda key: key)),
     )
     rendered = to_json_text(report) + markdown(report)
     assert SECRET not in rendered
-    assert "bad pairing for key [redacted]" in rendered
+    assert "bad pairing, key [redacted]" in rendered
     assert "(key [redacted])" in rendered
 
 
