@@ -65,6 +65,8 @@ def discover(paths: Iterable[Path]) -> list[Path]:
             found.extend(inside)
         elif path.is_file():
             found.append(path)
+        elif path.exists():  # a device, FIFO or socket: never read (it may not end)
+            raise ReportInputError(f"{path}: not a regular file or folder")
         else:
             raise ReportInputError(f"{path}: no such file or folder")
     unique: dict[Path, Path] = {}

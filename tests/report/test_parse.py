@@ -158,3 +158,8 @@ def test_blank_lines_are_ignored(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("\n" + good[0] + "\n\n  \n" + good[1] + "\n\n")
     assert len(read_file(path).events) == 2
+
+
+def test_a_device_is_refused_as_not_a_regular_file_unread() -> None:
+    with pytest.raises(ReportInputError, match="not a regular file or folder"):
+        discover([Path("/dev/zero")])  # read, it would never end
