@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeAlias
 from fakes import context_edits, responses_context
 from fakes.answer import Answer
 from fakes.rows import JSONValue
+from fakes.thinking import Thinking, add_block, check_thinking
 from fakes.wire.base import StreamEvent
 from fakes.wire.common import Invalid
 
@@ -46,6 +47,9 @@ class ProviderSide:
 
     handling: Handling = "honour"
     compaction_fails: bool = False
+    thinks: bool = True
+    """``False``: ``thinking`` is dropped (a proxy that strips what it does not know):
+    no thinking block comes back."""
 
     def __post_init__(self) -> None:
         if self.handling not in HANDLINGS:
@@ -62,6 +66,7 @@ class Edited:
     body: Any
     anthropic: context_edits.Outcome | None = None
     responses: responses_context.Outcome | None = None
+    thinking: Thinking | None = None
 
 
 def _present(wire: str, body: Mapping[str, Any]) -> list[str]:
@@ -81,6 +86,8 @@ def prepare(
     any of them when the endpoint rejects them."""
     if not isinstance(body, dict) or wire not in _FIELDS:
         return Edited(body)
+    # thinking is no context-management field: a gateway's handling leaves it alone
+    thought = check_thinking(body) if wire == "anthropic" and side.thinks else None
     present = _present(wire, body)
     if present and side.handling == "reject":
         raise Invalid(f"{present[0]}: Extra inputs are not permitted")
@@ -90,7 +97,7 @@ def prepare(
         outcome = context_edits.apply(
             body, headers, count, count_text, compaction_fails=side.compaction_fails
         )
-        return Edited(outcome.body, anthropic=outcome)
+        return Edited(outcome.body, anthropic=outcome, thinking=thought)
     return _responses(body, count, window)
 
 
@@ -174,6 +181,8 @@ def decorate(answer: Answer, edited: Edited | None) -> Answer:
     """Add what the provider reports about its edits to a successful answer."""
     if edited is None or answer.status != 200 or answer.raw is not None:
         return answer
+    if edited.thinking is not None and isinstance(answer.body, dict):
+        answer = replace(answer, body=add_block(answer.body, edited.thinking))
     outcome = edited.anthropic
     if outcome is not None and (outcome.requested or outcome.compaction is not None):
         if isinstance(answer.body, dict):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -119,13 +119,21 @@ class MeteredClient:
             self._progress(self.redact(text))
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
+        return await self.complete_with(request, lambda: self._inner.complete(request))
+
+    async def complete_with(
+        self, request: ProviderRequest, call: Callable[[], Awaitable[ProviderReply]]
+    ) -> ProviderReply:
+        """Like ``complete``, but ``call`` sends: a probe whose body the wire client
+        cannot build (extended thinking) is still admitted for ``request``'s estimate and
+        recorded."""
         cost = request_cost(request)
         self.ledger.admit(cost)
         label = f"#{len(self.exchanges)} {self.purpose}"
         self._say(f"{label}: sending about {cost:,} tokens")
         started = self._clock()
         try:
-            reply = await self._inner.complete(request)
+            reply = await call()
         except ProviderError as error:
             self.exchanges.append(self._failed(request, cost, error))
             shown = describe_status(error.status, streamed=request.stream)

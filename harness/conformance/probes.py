@@ -25,6 +25,7 @@ from harness.conformance.payloads import (
 from harness.providers import ProviderError, ProviderReply, ProviderRequest, RateLimited
 
 Sleep = Callable[[float], Awaitable[None]]
+Call = Callable[[], Awaitable[ProviderReply]]
 
 RATE_LIMIT_RETRIES: Final = 2
 """A 429 is retried at most twice, after its ``retry-after`` (the runtime's default)."""
@@ -118,15 +119,19 @@ class Prober:
         self.model = model
         self._sleep = sleep
 
-    async def send(self, request: ProviderRequest, purpose: str) -> Sent:
-        """One probe; ``BudgetExhausted`` propagates (nothing was sent)."""
+    async def send(self, request: ProviderRequest, purpose: str, call: Call | None = None) -> Sent:
+        """One probe; ``BudgetExhausted`` propagates (nothing was sent). ``call``, when
+        given, sends instead of the wire client (admitted for ``request``'s estimate)."""
         self.client.purpose = purpose
         estimate = request_cost(request)
         retries = _Retries()
         last: ProviderError | None = None
         while True:
             try:
-                reply = await self.client.complete(request)
+                if call is None:
+                    reply = await self.client.complete(request)
+                else:
+                    reply = await self.client.complete_with(request, call)
             except BudgetExhausted:
                 if last is None:
                     raise

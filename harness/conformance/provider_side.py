@@ -13,8 +13,10 @@ only that option set on the wire client:
   honoured when it is answered instead of refused;
 - ``compaction`` (OpenAI Responses, ``compact_threshold``): a request over a small
   threshold: honoured when a ``compaction`` output item comes back;
-- ``clear_thinking`` (Anthropic) is not probed: it needs the endpoint's own signed thinking
-  blocks, which a probe cannot make up; it is reported inconclusive.
+- ``clear_thinking`` (Anthropic): three thinking turns (``harness.conformance.thinking``):
+  two to get the endpoint's own signed thinking blocks, the third sends both back with
+  ``keep`` 1 turn: honoured when a ``clear_thinking`` edit is reported; inconclusive when
+  no signed thinking block comes back (nothing to clear) or thinking itself is refused.
 
 A non-overflow 4xx is ``rejected`` (the endpoint does not know the field: a gateway that
 validates); an answer without the reported edit, or an overflow despite ``truncation``, is
@@ -40,6 +42,7 @@ from harness.conformance.payloads import (
 )
 from harness.conformance.probes import Prober, Sent
 from harness.conformance.report import Check, Verdict
+from harness.conformance.thinking import ThinkingConversation
 from harness.conformance.window import WindowSearch
 from harness.providers import ContextWindowExceeded, HttpProviderClient, ProviderRequest
 from harness.providers.context_management import (
@@ -135,9 +138,14 @@ class ProviderSideProber:
         context = ProviderContext(compact=Compact(trigger_input_tokens=COMPACT_TRIGGER_TOKENS))
         return _judge(await self._send(request, context, "compact"), "compaction")
 
+    def _set_context(self, context: ProviderContext | None) -> None:
+        self._inner.provider_context = context
+
     async def clear_thinking(self) -> ProviderSideOutcome:
-        why = "not probed: it needs the endpoint's own signed thinking blocks"
-        return ProviderSideOutcome("", "inconclusive", why)
+        sent = await ThinkingConversation(self._prober, self._inner, self._set_context).run()
+        if isinstance(sent, str):
+            return ProviderSideOutcome("", "inconclusive", sent)
+        return _judge(sent, "clear_thinking")
 
     async def truncation(self) -> ProviderSideOutcome:
         refused = self._search.not_fitting if self._search else None

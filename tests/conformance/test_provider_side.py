@@ -25,6 +25,7 @@ def outcomes(finding: str) -> dict[str, str]:
     ("kind", "option"),
     [
         ("anthropic", "clear_tool_uses"),
+        ("anthropic", "clear_thinking"),
         ("openai-responses", "truncation"),
         ("openai-responses", "compaction"),
     ],
@@ -35,12 +36,17 @@ async def test_an_honoured_option_passes(
     result = await conform(fake_server, kind, WINDOW, provider_side=(option,))
     check = result.report.check("provider_side")
     assert (check.verdict, outcomes(check.finding)) == ("pass", {option: "honoured"})
-    assert any(e.purpose == f"provider_side_{option}" for e in result.report.exchanges)
+    assert any(e.purpose.startswith(f"provider_side_{option}") for e in result.report.exchanges)
 
 
 @pytest.mark.parametrize(("handling", "said"), [("ignore", "ignored"), ("reject", "rejected")])
 @pytest.mark.parametrize(
-    ("kind", "option"), [("anthropic", "clear_tool_uses"), ("openai-responses", "truncation")]
+    ("kind", "option"),
+    [
+        ("anthropic", "clear_tool_uses"),
+        ("anthropic", "clear_thinking"),
+        ("openai-responses", "truncation"),
+    ],
 )
 async def test_a_dropped_or_refused_field_fails_and_says_which(
     kind: str, option: str, handling: str, said: str, fake_server: FakeServerFactory
@@ -52,14 +58,58 @@ async def test_a_dropped_or_refused_field_fails_and_says_which(
     assert not result.report.conforms
 
 
-async def test_options_that_cannot_be_probed_here_are_inconclusive(
+async def test_clear_thinking_sends_the_endpoints_own_signed_blocks_back(
     fake_server: FakeServerFactory,
 ) -> None:
-    claims = ("clear_thinking", "compact")  # compact needs 52500 tokens: past this window
-    result = await conform(fake_server, "anthropic", WINDOW, provider_side=claims)
+    result = await conform(fake_server, "anthropic", WINDOW, provider_side=("clear_thinking",))
+    [*_, first, second, third] = result.fake.log.calls()
+    purposes = [e.purpose for e in result.report.exchanges][-3:]
+    assert purposes == [f"provider_side_clear_thinking_{n}" for n in range(3)]
+    # the fake refuses a thinking block it did not sign: the later turns were answered
+    assert [c.status for c in (first, second, third)] == [200, 200, 200]
+    assert result.report.check("provider_side").verdict == "pass"
+
+
+async def test_clear_thinking_without_thinking_blocks_is_inconclusive_and_says_why(
+    fake_server: FakeServerFactory,
+) -> None:
+    side = ProviderSide(thinks=False)
+    result = await conform(
+        fake_server, "anthropic", WINDOW, provider_side=("clear_thinking",), side=side
+    )
+    check = result.report.check("provider_side")
+    assert (check.verdict, outcomes(check.finding)) == (
+        "inconclusive",
+        {"clear_thinking": "inconclusive"},
+    )
+    assert "no signed thinking block" in check.finding
+    assert result.report.exchanges[-1].purpose == "provider_side_clear_thinking_0"
+
+
+async def test_clear_thinking_past_the_request_budget_is_inconclusive(
+    fake_server: FakeServerFactory,
+) -> None:
+    plain = await conform(fake_server, "anthropic", WINDOW)
+    spent = len(plain.report.exchanges)
+    result = await conform(
+        fake_server,
+        "anthropic",
+        WINDOW,
+        provider_side=("clear_thinking",),
+        max_requests=spent + 2,  # the third turn cannot be sent
+    )
+    check = result.report.check("provider_side")
+    assert check.finding.startswith("clear_thinking: inconclusive (not sent: probe budget reached")
+    assert len(result.report.exchanges) == spent + 2
+
+
+async def test_a_compaction_past_the_window_is_inconclusive(
+    fake_server: FakeServerFactory,
+) -> None:
+    result = await conform(fake_server, "anthropic", WINDOW, provider_side=("compact",))
     check = result.report.check("provider_side")
     assert check.verdict == "inconclusive"
-    assert outcomes(check.finding) == {"clear_thinking": "inconclusive", "compact": "inconclusive"}
+    assert outcomes(check.finding) == {"compact": "inconclusive"}
     assert "cannot hold 52500 tokens" in check.finding
 
 

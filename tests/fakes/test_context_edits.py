@@ -18,6 +18,7 @@ from fakes.context_edits import (
 )
 from fakes.discovery import HANDLERS, DiscoveryRequest
 from fakes.provider_side import ProviderSide
+from fakes.thinking import sign
 from fakes.wire.base import RequestContext
 
 BETA = {"anthropic-beta": CONTEXT_MANAGEMENT_BETA}
@@ -193,7 +194,7 @@ def thinking_turns(n: int) -> list[dict[str, Any]]:
             {
                 "role": "assistant",
                 "content": [
-                    {"type": "thinking", "thinking": "t" * 80, "signature": "sig"},
+                    {"type": "thinking", "thinking": "t" * 80, "signature": sign("t" * 80)},
                     {"type": "text", "text": f"a{i}"},
                 ],
             }
