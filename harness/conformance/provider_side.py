@@ -6,9 +6,9 @@ only that option set on the wire client:
 
 - ``clear_tool_uses`` (Anthropic): two tool rounds, trigger "more than 1 tool use", keep 1:
   honoured when the reply reports a ``clear_tool_uses`` edit;
-- ``compact`` (Anthropic): a request just over the smallest compaction trigger (50,000
-  input tokens), when the window found holds it: honoured when a compaction block comes
-  back (a failed compaction is still an honoured option);
+- ``compact`` (Anthropic): a many-turn request just over the smallest compaction trigger
+  (50,000 input tokens), sized from the window (``compact_probe_size``): honoured when a
+  compaction block comes back (a failed compaction is still an honoured option);
 - ``truncation`` (OpenAI Responses, ``auto``): a many-turn request past the window found:
   honoured when it is answered instead of refused;
 - ``compaction`` (OpenAI Responses, ``compact_threshold``): a request over a small
@@ -26,11 +26,12 @@ pay for, is ``inconclusive``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from harness.conformance.budget import BudgetExhausted
+from harness.conformance.budget import BudgetExhausted, request_cost
 from harness.conformance.payloads import (
     LOOKUP_TOOL,
     PROBE_MAX_TOKENS,
@@ -58,9 +59,13 @@ OPTIONS_BY_KIND: Final[dict[str, tuple[str, ...]]] = {
     "openai-responses": ("truncation", "compaction"),
 }
 """The options a provider kind can claim (``--provider-side``)."""
-COMPACT_PROBE_TOKENS: Final = 52_500
-"""Just over Anthropic's smallest compaction trigger (50,000), which the probe asks for."""
 COMPACT_TRIGGER_TOKENS: Final = 50_000
+"""Anthropic's smallest compaction trigger, which the probe asks for (the cheapest)."""
+COMPACT_OVER_TRIGGER: Final = 0.05
+"""The probe aims 5 % over the trigger (52,500 tokens) where the window holds it..."""
+COMPACT_MIN_OVER_TRIGGER: Final = 0.01
+"""... and half-way between the trigger and the window where it is tighter, but never
+less than 1 % over the trigger: closer, a count a little off would not trigger it."""
 RESPONSES_COMPACT_THRESHOLD: Final = 1_000
 RESPONSES_COMPACT_PROBE_TOKENS: Final = 2_000
 PAST_WINDOW_FACTOR: Final = 1.1
@@ -82,6 +87,38 @@ def _tool_rounds(model: str) -> ProviderRequest:
         rows.append(native_tool_result_row(call.id, f"{word}: " + filler(400, n)))
     rows.append(ChatMessage("user", QUESTION))
     return ProviderRequest(model, rows, (LOOKUP_TOOL,), max_tokens=PROBE_MAX_TOKENS)
+
+
+def _window_tokens(search: WindowSearch | None, claimed: int | None) -> tuple[int | None, str]:
+    """The endpoint's window in its own tokens, and where that comes from: the smallest
+    refused size the search predicted, else the claim, else unknown."""
+    upper = search.upper_bound if search else None
+    if upper is not None:
+        return upper, "the window found"
+    if claimed is not None:
+        return claimed, "the claimed window"
+    return None, "no window known"
+
+
+def compact_probe_size(search: WindowSearch | None, claimed: int | None) -> int | str:
+    """The estimate to send for the ``compact`` probe, or why no size fits: over the
+    trigger in the endpoint's tokens (mapped through the search's calibration) and under
+    the window."""
+    window, source = _window_tokens(search, claimed)
+    trigger = COMPACT_TRIGGER_TOKENS
+    over = int(trigger * COMPACT_OVER_TRIGGER)
+    if window is not None:
+        over = min(over, (window - trigger) // 2)
+    if over < trigger * COMPACT_MIN_OVER_TRIGGER:
+        return (
+            f"{source} ({window} tokens) cannot hold a request over the smallest "
+            f"compaction trigger ({trigger})"
+        )
+    calibration = search.calibration if search else None
+    target = trigger + over
+    if calibration is None or not calibration.measured:
+        return target
+    return math.ceil((target - calibration.intercept) / calibration.slope)
 
 
 def _judge(sent: Sent, edit: str, *, overflow_means_ignored: bool = False) -> ProviderSideOutcome:
@@ -106,8 +143,15 @@ Probe = Callable[[], Awaitable[ProviderSideOutcome]]
 class ProviderSideProber:
     """Sends one probe per claimed option with only that option set on ``inner``."""
 
-    def __init__(self, prober: Prober, inner: HttpProviderClient, search: WindowSearch | None):
+    def __init__(
+        self,
+        prober: Prober,
+        inner: HttpProviderClient,
+        search: WindowSearch | None,
+        claimed: int | None = None,
+    ):
         self._prober, self._inner, self._search = prober, inner, search
+        self._claimed = claimed
 
     async def _send(self, request: ProviderRequest, context: ProviderContext, why: str) -> Sent:
         self._inner.provider_context = context
@@ -131,10 +175,20 @@ class ProviderSideProber:
         return _judge(sent, "clear_tool_uses")
 
     async def compact(self) -> ProviderSideOutcome:
-        too_large = self._too_large(COMPACT_PROBE_TOKENS)
+        size = compact_probe_size(self._search, self._claimed)
+        if isinstance(size, str):
+            return ProviderSideOutcome("", "inconclusive", size)
+        too_large = self._too_large(size)
         if too_large:
             return ProviderSideOutcome("", "inconclusive", too_large)
-        request = sized_request(self._prober.model, COMPACT_PROBE_TOKENS)
+        # turns before the question, so there is something to summarise
+        rows = [*recovery_history(size), ChatMessage("user", QUESTION)]
+        request = ProviderRequest(self._prober.model, rows, max_tokens=PROBE_MAX_TOKENS)
+        ledger = self._prober.client.ledger
+        if not ledger.can_afford(request_cost(request)):
+            left = f"{ledger.remaining_requests} requests, {ledger.remaining_tokens} tokens"
+            why = f"the budget left ({left}) cannot pay for a {request_cost(request)}-token probe"
+            return ProviderSideOutcome("", "inconclusive", why)
         context = ProviderContext(compact=Compact(trigger_input_tokens=COMPACT_TRIGGER_TOKENS))
         return _judge(await self._send(request, context, "compact"), "compaction")
 
@@ -184,8 +238,9 @@ async def probe_provider_side(
     inner: HttpProviderClient,
     search: WindowSearch | None,
     options: tuple[str, ...],
+    claimed: int | None = None,
 ) -> tuple[ProviderSideOutcome, ...]:
-    side = ProviderSideProber(prober, inner, search)
+    side = ProviderSideProber(prober, inner, search, claimed)
     return tuple([await side.probe(option) for option in options])
 
 

@@ -266,7 +266,9 @@ async def run_conformance(
         client = MeteredClient(inner, Ledger(plan.budget, on_request), redact, progress)
         prober = Prober(client, options.model, sleep)
         findings = await _probe_all(prober, plan, sleep, observers)
-        side = await probe_provider_side(prober, inner, findings.search, options.provider_side)
+        side = await probe_provider_side(
+            prober, inner, findings.search, options.provider_side, options.context_window
+        )
         if options.probe_cache:  # last: it never takes the budget of a check that decides
             findings = replace(findings, cache=await probe_cache(prober, findings.search))
     return _report(plan, findings, client, redact, side)

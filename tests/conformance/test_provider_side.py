@@ -4,10 +4,14 @@ inconclusive (issue 17), against fakes told to honour, drop or refuse the fields
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fakes import ProviderSide
 from fakes.pytest_plugin import FakeServerFactory
 from harness.conformance import ConformanceConfigError, plan
+from harness.conformance.provider_side import COMPACT_TRIGGER_TOKENS, compact_probe_size
+from harness.conformance.window import Calibration, WindowSearch
 from tests.conformance.support import conform, options
 
 pytestmark = pytest.mark.anyio
@@ -110,15 +114,70 @@ async def test_a_compaction_past_the_window_is_inconclusive(
     check = result.report.check("provider_side")
     assert check.verdict == "inconclusive"
     assert outcomes(check.finding) == {"compact": "inconclusive"}
-    assert "cannot hold 52500 tokens" in check.finding
+    assert "cannot hold a request over the smallest compaction trigger" in check.finding
 
 
-async def test_a_compaction_the_window_holds_is_probed(fake_server: FakeServerFactory) -> None:
-    result = await conform(
-        fake_server, "anthropic", 60_000, provider_side=("compact",), max_input_tokens=2_000_000
-    )
+@pytest.mark.parametrize("window", [51_000, 60_000, 200_000])
+async def test_a_compaction_the_window_holds_is_probed_sized_from_it(
+    window: int, fake_server: FakeServerFactory
+) -> None:
+    result = await conform(fake_server, "anthropic", window, provider_side=("compact",))
     check = result.report.check("provider_side")
     assert (check.verdict, outcomes(check.finding)) == ("pass", {"compact": "honoured"})
+    [probe] = [e for e in result.report.exchanges if e.purpose == "provider_side_compact"]
+    # sent over the trigger and under the window; the model saw the compacted context
+    assert COMPACT_TRIGGER_TOKENS < probe.estimate_tokens < window
+    assert (probe.reported_input_tokens or 0) < COMPACT_TRIGGER_TOKENS
+    compacted = result.fake.log.calls()[-1]
+    assert compacted.status == 200
+    assert "[summary of" in str(compacted.rows)
+
+
+async def test_a_window_too_tight_for_the_trigger_is_inconclusive(
+    fake_server: FakeServerFactory,
+) -> None:
+    result = await conform(fake_server, "anthropic", 50_600, provider_side=("compact",))
+    check = result.report.check("provider_side")
+    assert outcomes(check.finding) == {"compact": "inconclusive"}
+    assert "cannot hold a request over the smallest compaction trigger (50000)" in check.finding
+    assert not any(e.purpose == "provider_side_compact" for e in result.report.exchanges)
+
+
+async def test_a_compaction_past_the_token_budget_is_inconclusive(
+    fake_server: FakeServerFactory,
+) -> None:
+    plain = await conform(fake_server, "anthropic", 60_000)
+    spent = plain.report.spent.input_tokens
+    result = await conform(
+        fake_server,
+        "anthropic",
+        60_000,
+        provider_side=("compact",),
+        max_input_tokens=spent + 40_000,
+    )
+    check = result.report.check("provider_side")
+    assert outcomes(check.finding) == {"compact": "inconclusive"}
+    assert "cannot pay for a" in check.finding
+
+
+@given(
+    window=st.integers(1, 2_000_000) | st.none(),
+    slope=st.floats(0.5, 2.0),
+    intercept=st.floats(-100, 100),
+)
+def test_the_compact_probe_lands_over_the_trigger_and_under_the_window(
+    window: int | None, slope: float, intercept: float
+) -> None:
+    search = WindowSearch(calibration=Calibration(slope, intercept, measured=True))
+    size = compact_probe_size(search, window)
+    if isinstance(size, str):
+        assert window is not None
+        assert window < COMPACT_TRIGGER_TOKENS * 1.02 + 2
+        return
+    tokens = Calibration(slope, intercept).expected(size)
+    assert tokens > COMPACT_TRIGGER_TOKENS * 1.01 - 1
+    assert window is None or tokens < window
+    assert tokens <= COMPACT_TRIGGER_TOKENS * 1.05 + slope
 
 
 def test_claiming_an_option_of_another_wire_is_invalid() -> None:
