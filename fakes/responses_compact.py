@@ -8,6 +8,8 @@ py`` (``model``, ``input``, ``instructions``; ``previous_response_id`` is refuse
 ``compaction`` item (``response_compaction_item.py``). The item is the fakes' opaque
 encoding (``fakes.responses_context``), so a later ``/v1/responses`` request that sends it
 back reads its summary. Usage: the input counted as the fake counts it, the summary as output.
+Behind a gateway that does not honour provider-side context management
+(``ProviderSide.handling`` ``ignore`` or ``reject``) the route does not exist: 404.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from fakes.rows import JSONValue
 from fakes.wire.base import RequestContext
 
 COMPACTED_OBJECT = "response.compaction"
+NO_COMPACT_ROUTE = "Invalid URL (POST /v1/responses/compact)"
+"""OpenAI's 404 for a path it does not serve: ``{"error": {"message": "Invalid URL (POST
+/v1/chat/completions)", "type": "invalid_request_error"}}`` as quoted in
+swordintent/chatgpt-web-api#11 and corca-ai/EVAL#46, here for this path."""
 
 
 def _user_messages(items: list[Any]) -> list[JSONValue]:
@@ -39,6 +45,9 @@ def compact_response(fake: FakeProvider, _: Endpoint, request: Any) -> tuple[int
     """The ``responses_compact`` endpoint: validate as ``/v1/responses`` does, then answer
     the compacted window."""
     wire = fake.wire("openai_responses")
+    if fake.provider_side.handling != "honour":
+        # a gateway without provider-side context management has no such route either
+        return 404, wire.error(404, "not_found", NO_COMPACT_ROUTE)
     ctx = RequestContext(request.path_model, request.headers, fake.profile.enforce_pairing)
     decoded = fake.decode(wire, request.body, ctx)
     if decoded.request is None:

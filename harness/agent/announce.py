@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from harness.agent.cache_loss import SentRequests
-from harness.agent.config import Clock
+from harness.agent.config import ENDPOINT_COMPACTION_WIRE_TYPE, Clock
 from harness.agent.routes import Route
 from harness.events import (
     BudgetResolved,
@@ -205,6 +205,31 @@ class Announcer:
                     compaction=edit.compaction,
                 )
             )
+
+    def endpoint_compacted(
+        self,
+        call: CallContext,
+        *,
+        trigger: str,
+        compacted: bool,
+        fallback: str | None = None,
+    ) -> None:
+        """A compaction the runtime asked the endpoint for (``/responses/compact``): the
+        same event as a compaction the provider reports."""
+        self.bus.publish(
+            ProviderContextEdited(
+                **self._stamp(),
+                call_id=call.call_id,
+                provider=call.route.provider,
+                provider_kind=call.provider_kind,
+                model=call.model,
+                edit="compaction",
+                wire_type=ENDPOINT_COMPACTION_WIRE_TYPE,
+                trigger=trigger,
+                compaction="compacted" if compacted else "failed",
+                fallback=fallback,
+            )
+        )
 
     def provider_call_failed(
         self,

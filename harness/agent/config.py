@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from harness.agent.dispatch import ToolMode
 from harness.agent.routes import RouteTable
 from harness.agent.tools import ToolBox
-from harness.providers import ProviderClient
+from harness.providers import ProviderClient, ProviderRequest
 from harness.providers.classify import Classifier
+from harness.providers.openai_responses import CompactedWindow
 from harness.runtime import ChatMessage, RuntimeProfile
 
 Hook = Callable[[list[ChatMessage]], list[ChatMessage]]
@@ -18,6 +20,15 @@ Hook = Callable[[list[ChatMessage]], list[ChatMessage]]
 after every hook)."""
 
 Sleep = Callable[[float], Awaitable[None]]
+
+
+@runtime_checkable
+class EndpointCompactor(Protocol):
+    """A client whose endpoint compacts a request's input on its own
+    (``OpenAIResponsesClient.compact``): what it answers replaces that input later."""
+
+    async def compact(self, request: ProviderRequest) -> CompactedWindow: ...
+
 
 DEFAULT_SENDER = "user"
 """Who speaks on a channel when the caller names no one (the ``Driver`` protocol)."""
@@ -30,6 +41,12 @@ DEFAULT_PROVIDER_TRUNCATION = False
 """Whether the provider wrapper's own overflow truncation (spec 9) runs before the loop's
 reactive recovery; off by default (docs/decisions.md, "The agent path, exact to the
 reference")."""
+
+ENDPOINT_COMPACTION_WIRE_TYPE = "responses.compact"
+"""``ProviderContextEdited.wire_type`` of a compaction the runtime asked the endpoint for."""
+FALLBACK_CLIENT_TRIM = "client_trim"
+"""``ProviderContextEdited.fallback`` when the endpoint's compaction failed and the
+proactive trim ran instead."""
 
 
 Clock = Callable[[], float]
@@ -58,3 +75,15 @@ class LoopConfig:
     provider_truncation: bool = DEFAULT_PROVIDER_TRUNCATION
     """Model the reference's provider wrapper: on an overflow, halve the request's copy of
     the history at a turn opening once and retry, before the loop's recovery sees it."""
+    compacting_routes: frozenset[str] = frozenset()
+    """Provider references that compact through their endpoint where the proactive trim
+    would run (``harness.agent.endpoint_compaction``); each needs a client that can."""
+
+    def __post_init__(self) -> None:
+        for ref in sorted(self.compacting_routes):
+            client = self.clients.get(ref)
+            if client is None or not isinstance(client, EndpointCompactor):
+                raise ValueError(
+                    f"compacting route {ref!r}: expected a client with a compaction "
+                    f"endpoint (openai-responses), found {type(client).__name__}"
+                )

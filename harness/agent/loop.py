@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness.agent.announce import Announcer, CallContext
-from harness.agent.config import IdFactory, LoopConfig
+from harness.agent.config import EndpointCompactor, IdFactory, LoopConfig
 from harness.agent.dispatch import ToolMode
+from harness.agent.endpoint_compaction import compact_instead_of_trim
 from harness.agent.recording import record_final_answer, record_tool_round, record_user_prompt
 from harness.agent.routes import Route
 from harness.agent.tool_execution import run_tool_calls
@@ -96,7 +97,7 @@ class ToolLoop:
             state.iterations += 1
             self._preflight(state)
             route = self._select(state, requested_model, switched)
-            call = self._prepare(state, route, with_tools=True)
+            call = await self._prepare(state, route, with_tools=True)
             try:
                 reply = await self._dispatch(state, call, purpose=CallPurpose.TOOL_LOOP)
             except ProviderError as error:
@@ -148,26 +149,35 @@ class ToolLoop:
             has_images=request_has_images(state.working),
         )
 
-    def _prepare(self, state: TurnState, route: Route, *, with_tools: bool) -> _Call:
+    async def _prepare(self, state: TurnState, route: Route, *, with_tools: bool) -> _Call:
         routes, profile = self._config.routes, self._config.profile
         model = routes.model_for(route)
         limits = self._limits.get(route)
         if limits is None:
             limits = self._limits[route] = routes.limits(profile, route)
         self._announcer.budget_resolved(route, model, limits)
-        if with_tools:
-            self._proactive_trim(state, route, model, limits)
-        prepared = list(state.working)
-        for hook in self._config.hooks:
-            prepared = hook(prepared)
         native_tools = with_tools and self._config.tool_mode is ToolMode.NATIVE
         schema = self._tool_schema_tokens() if native_tools else 0
+        if with_tools:
+            await self._proactive_trim(state, route, model, limits, schema)
+        prepared = self._hooked(state.working)
         client = self._config.clients[route.provider]
         context = CallContext(self._ids("call"), route, model, client.provider_kind)
         return _Call(context, limits, schema, prepared)
 
-    def _proactive_trim(
-        self, state: TurnState, route: Route, model: str | None, limits: ResolvedContextLimits
+    def _hooked(self, rows: Sequence[ChatMessage]) -> list[ChatMessage]:
+        prepared = list(rows)
+        for hook in self._config.hooks:
+            prepared = hook(prepared)
+        return prepared
+
+    async def _proactive_trim(
+        self,
+        state: TurnState,
+        route: Route,
+        model: str | None,
+        limits: ResolvedContextLimits,
+        schema: int,
     ) -> None:
         budget = limits.context_token_budget
         key = (route.provider, model, budget)
@@ -175,6 +185,8 @@ class ToolLoop:
             return
         state.last_trim_key = key
         result = trim_to_recent_turns(state.working, budget, state.crumb_present)
+        if result.trimmed and await self._compacted(state, route, model, limits, schema):
+            return
         if result.trimmed:
             self._commit(
                 state,
@@ -184,6 +196,30 @@ class ToolLoop:
                 route=route,
                 model=model,
             )
+
+    async def _compacted(
+        self,
+        state: TurnState,
+        route: Route,
+        model: str | None,
+        limits: ResolvedContextLimits,
+        schema: int,
+    ) -> bool:
+        """The route compacts through its endpoint instead (outside the reference)."""
+        if route.provider not in self._config.compacting_routes:
+            return False
+        client = self._config.clients[route.provider]
+        assert isinstance(client, EndpointCompactor)  # LoopConfig checked it
+        context = CallContext(self._ids("call"), route, model, client.provider_kind)
+        return await compact_instead_of_trim(
+            client,
+            self._announcer,
+            context,
+            self._hooked(state.working),
+            budget=limits.context_token_budget,
+            window=limits.model_context_window,
+            tool_schema_tokens=schema,
+        )
 
     async def _dispatch(
         self, state: TurnState, call: _Call, *, purpose: CallPurpose
@@ -334,7 +370,7 @@ class ToolLoop:
         prompt = ChatMessage("user", MAX_ITERATIONS_SUMMARY_PROMPT)
         record_user_prompt(state, prompt)
         route = self._select(state, requested, switched)
-        call = self._prepare(state, route, with_tools=False)
+        call = await self._prepare(state, route, with_tools=False)
         reply = await self._dispatch(state, call, purpose=CallPurpose.MAX_ITERATIONS_SUMMARY)
         record_final_answer(state, reply.text)
 

@@ -143,7 +143,9 @@ class ProviderContextEdited(_Base):
     """One edit the provider reports having made to a call's context (issue 17): the
     provider-side counterpart of ``HistoryTrimmed``. ``edit`` is ``clear_tool_uses``,
     ``clear_thinking`` or ``compaction``; ``trigger`` the route's configured threshold
-    (``None``: the provider's default); ``compaction`` is ``compacted`` or ``failed``."""
+    (``None``: the provider's default); ``compaction`` is ``compacted`` or ``failed``.
+    ``fallback`` names what the runtime did instead when a compaction it asked for failed
+    (``client_trim``: the proactive trim ran; ``None`` otherwise)."""
 
     call_id: str
     provider: str
@@ -155,6 +157,7 @@ class ProviderContextEdited(_Base):
     cleared_items: int | None = None
     cleared_input_tokens: int | None = None
     compaction: str | None = None
+    fallback: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -212,5 +212,10 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
         stream=scenario.request.stream,
         sleep=_no_sleep,
         provider_truncation=scenario.provider_truncation,
+        compacting_routes=frozenset(
+            ref
+            for ref, spec in scenario.providers.items()
+            if spec.context_management is not None and spec.context_management.compact_on_budget
+        ),
     )
     return Environment(scenario, bus, config, fakes_by_ref, http_clients)

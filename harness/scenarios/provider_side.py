@@ -22,6 +22,11 @@ NonNegative = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(gt=0)]
 ANTHROPIC_KINDS = frozenset({"anthropic"})
 RESPONSES_KINDS = frozenset({"openai-responses"})
+DEFAULT_COMPACT_ON_BUDGET = False
+"""Whether an OpenAI Responses route compacts through ``/responses/compact`` where the
+agent's proactive budget check would trim (outside the reference: docs/decisions.md,
+"Conformance probes of thinking and compaction, the standalone compaction"); the agent's
+side is ``LoopConfig.compacting_routes``."""
 
 
 class _Strict(BaseModel):
@@ -63,6 +68,9 @@ class ContextManagementSpec(_Strict):
     compact: CompactSpec | None = None
     truncation: Literal["auto", "disabled"] | None = None
     compact_threshold: Positive | None = None
+    compact_on_budget: bool = DEFAULT_COMPACT_ON_BUDGET
+    """The agent compacts through ``/responses/compact`` where its proactive trim would run
+    (``harness.agent.endpoint_compaction``); not sent to the provider as a field."""
 
     def resolved(self) -> ProviderContext:
         from harness.providers.context_management import (  # noqa: PLC0415  (see the import)
@@ -109,6 +117,13 @@ class ContextManagementSpec(_Strict):
                             f"expected a provider of kind {wanted}, found kind {kind!r}",
                         )
                     )
+        if self.compact_on_budget and kind not in RESPONSES_KINDS:
+            found.append(
+                (
+                    ("context_management", "compact_on_budget"),
+                    f"expected a provider of kind openai-responses, found kind {kind!r}",
+                )
+            )
         tools = self.clear_tool_uses
         if tools and tools.trigger_input_tokens is not None and tools.trigger_tool_uses is not None:
             found.append(

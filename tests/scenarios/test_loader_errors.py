@@ -25,6 +25,18 @@ WRONG_WIRE_OPTION = scenario(  # Anthropic's context editing on an OpenAI route
         "      clear_tool_uses: {keep_tool_uses: 1}\n",
     )
 )
+COMPACT_ON_BUDGET_ELSEWHERE = scenario(  # the compaction endpoint is OpenAI Responses'
+    replace=(
+        "    model: gpt-test\n",
+        "    model: gpt-test\n    context_management: {compact_on_budget: true}\n",
+    )
+)
+COMPACT_ON_BUDGET_NOT_BOOL = scenario(
+    replace=(
+        "    model: gpt-test\n",
+        "    model: gpt-test\n    context_management: {compact_on_budget: 1}\n",
+    )
+)
 BAD_HANDLING = scenario(
     replace=(
         '      default: {text: "ok"}\n',
@@ -65,6 +77,16 @@ CASES = {
         WRONG_WIRE_OPTION,
         "9: providers.openai.main.context_management.clear_tool_uses: expected a provider"
         " of kind anthropic, found kind 'openai'",
+    ),
+    "compact-on-budget-of-another-wire": (
+        COMPACT_ON_BUDGET_ELSEWHERE,
+        "8: providers.openai.main.context_management.compact_on_budget: expected a provider"
+        " of kind openai-responses, found kind 'openai'",
+    ),
+    "compact-on-budget-not-a-boolean": (
+        COMPACT_ON_BUDGET_NOT_BOOL,
+        "8: providers.openai.main.context_management.compact_on_budget: expected true or"
+        " false, found 1",
     ),
     "provider-side-handling": (
         BAD_HANDLING,
