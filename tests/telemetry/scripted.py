@@ -251,7 +251,13 @@ class Script:
         )
 
     def provider_edit(
-        self, call_id: str, edit: str, *, cleared: int | None = None, compaction: str | None = None
+        self,
+        call_id: str,
+        edit: str,
+        *,
+        cleared: int | None = None,
+        compaction: str | None = None,
+        fallback: str | None = None,
     ) -> None:
         """An edit the provider reports for ``call_id`` (after its ``ProviderCallFinished``)."""
         self._emit(
@@ -267,6 +273,7 @@ class Script:
                 cleared_items=3 if cleared else None,
                 cleared_input_tokens=cleared,
                 compaction=compaction,
+                fallback=fallback,
             )
         )
 

@@ -63,3 +63,28 @@ def test_edits_and_their_tokens_are_counted_by_kind_beside_client_trims(
     assert value(harness.registry, cleared, edit="clear_tool_uses", provider=PROVIDER) == 1200
     trimmed = n.TRIMMED_TOKENS.name
     assert value(harness.registry, trimmed, trigger="reported_usage", provider=PROVIDER) == 2000
+
+
+def test_a_failed_endpoint_compaction_says_the_client_trim_took_over(harness: Harness) -> None:
+    """The agent's own ``/responses/compact`` call is no generation call: its event has no
+    call span and lands on the agent's, with the fallback and without marking a call."""
+    script = Script()
+    script.turn()
+    script.call(100)
+    script.provider_edit("s1-compact", "compaction", compaction="failed", fallback="client_trim")
+    script.trim(TrimTrigger.PROACTIVE)
+    script.call(100)
+    script.end_turn()
+    harness.publish(script.events)
+    found = [
+        (span.name, event.attributes or {})
+        for span in harness.spans
+        for event in span.events
+        if event.name == n.EVENT_PROVIDER_CONTEXT_EDITED
+    ]
+    [(span_name, attributes)] = found
+    assert span_name != CHAT
+    assert attributes[n.ATTR_PROVIDER_EDIT_FALLBACK] == "client_trim"
+    assert attributes[n.ATTR_PROVIDER_EDIT_COMPACTION] == "failed"
+    chats = harness.spans_named(CHAT)
+    assert all(n.GEN_AI_CONVERSATION_COMPACTED not in (s.attributes or {}) for s in chats)
