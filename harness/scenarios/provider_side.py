@@ -68,9 +68,14 @@ class ContextManagementSpec(_Strict):
     compact: CompactSpec | None = None
     truncation: Literal["auto", "disabled"] | None = None
     compact_threshold: Positive | None = None
-    compact_on_budget: bool = DEFAULT_COMPACT_ON_BUDGET
-    """The agent compacts through ``/responses/compact`` where its proactive trim would run
-    (``harness.agent.endpoint_compaction``); not sent to the provider as a field."""
+    compact_on_budget: bool = Field(
+        default=DEFAULT_COMPACT_ON_BUDGET,
+        description=(
+            "openai-responses only: where the agent's proactive budget trim would run, "
+            "compact every row before the newest user message through /responses/compact "
+            "instead (the client trim runs if that fails); not sent as a field"
+        ),
+    )
 
     def resolved(self) -> ProviderContext:
         from harness.providers.context_management import (  # noqa: PLC0415  (see the import)
