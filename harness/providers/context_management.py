@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from harness.providers.wirejson import JsonObject, as_list, as_object, child, integer, string
+from harness.runtime.provider_edits import CompactionOutcome, ProviderEditKind
 
 CONTEXT_MANAGEMENT_BETA: Final = "context-management-2025-06-27"
 COMPACT_BETA: Final = "compact-2026-01-12"
@@ -32,13 +33,10 @@ CLEAR_TOOL_USES_TYPE: Final = "clear_tool_uses_20250919"
 CLEAR_THINKING_TYPE: Final = "clear_thinking_20251015"
 COMPACT_TYPE: Final = "compact_20260112"
 
-EditKind = Literal["clear_tool_uses", "clear_thinking", "compaction"]
-EDIT_KINDS: Final[tuple[EditKind, ...]] = ("clear_tool_uses", "clear_thinking", "compaction")
-CompactionOutcome = Literal["compacted", "failed"]
 Truncation = Literal["auto", "disabled"]
-_KIND_OF_TYPE: Final[dict[str, EditKind]] = {
-    CLEAR_TOOL_USES_TYPE: "clear_tool_uses",
-    CLEAR_THINKING_TYPE: "clear_thinking",
+_KIND_OF_TYPE: Final[dict[str, ProviderEditKind]] = {
+    CLEAR_TOOL_USES_TYPE: ProviderEditKind.CLEAR_TOOL_USES,
+    CLEAR_THINKING_TYPE: ProviderEditKind.CLEAR_THINKING,
 }
 
 
@@ -154,7 +152,7 @@ class ProviderContext:
 class ProviderEdit:
     """One edit the provider reports having made to the request it answered."""
 
-    kind: EditKind
+    kind: ProviderEditKind
     wire_type: str
     trigger: str | None = None
     cleared_items: int | None = None
@@ -174,7 +172,9 @@ def anthropic_beta_header(context: ProviderContext | None) -> dict[str, str]:
 
 
 def anthropic_edits(
-    message: JsonObject | None, blocks: list[JsonObject], context: ProviderContext | None
+    message: JsonObject | None,
+    blocks: list[JsonObject],
+    context: ProviderContext | None,
 ) -> tuple[ProviderEdit, ...]:
     """The edits an Anthropic message (or its final ``message_delta``) reports: each
     ``applied_edits`` entry, then any ``compaction`` block."""
@@ -186,13 +186,14 @@ def anthropic_edits(
         kind = _KIND_OF_TYPE.get(wire_type)
         if kind is None:
             continue
-        items_key = "cleared_tool_uses" if kind == "clear_tool_uses" else "cleared_thinking_turns"
+        clears_tools = kind is ProviderEditKind.CLEAR_TOOL_USES
+        items_key = "cleared_tool_uses" if clears_tools else "cleared_thinking_turns"
         trigger = context.clear_tool_uses.trigger() if context and context.clear_tool_uses else None
         edits.append(
             ProviderEdit(
                 kind,
                 wire_type,
-                trigger if kind == "clear_tool_uses" else None,
+                trigger if clears_tools else None,
                 integer(entry, items_key),
                 integer(entry, "cleared_input_tokens"),
             )
@@ -200,10 +201,14 @@ def anthropic_edits(
     compact_trigger = context.compact.trigger() if context and context.compact else None
     edits.extend(
         ProviderEdit(
-            "compaction",
+            ProviderEditKind.COMPACTION,
             COMPACT_TYPE,
             compact_trigger,
-            compaction="compacted" if isinstance(block.get("content"), str) else "failed",
+            compaction=(
+                CompactionOutcome.COMPACTED
+                if isinstance(block.get("content"), str)
+                else CompactionOutcome.FAILED
+            ),
         )
         for block in blocks
         if string(block, "type") == "compaction"
@@ -218,7 +223,12 @@ def responses_edits(
     threshold = context.compact_threshold if context else None
     trigger = f"input_tokens>{threshold}" if threshold is not None else None
     return tuple(
-        ProviderEdit("compaction", "compaction", trigger, compaction="compacted")
+        ProviderEdit(
+            ProviderEditKind.COMPACTION,
+            "compaction",
+            trigger,
+            compaction=CompactionOutcome.COMPACTED,
+        )
         for item in items
         if string(item, "type") == "compaction"
     )

@@ -25,7 +25,13 @@ from harness.providers.context_management import (
     ProviderEdit,
 )
 from harness.providers.openai_responses import OpenAIResponsesClient
-from harness.runtime import ChatMessage, native_tool_call_row, native_tool_result_row
+from harness.runtime import (
+    ChatMessage,
+    CompactionOutcome,
+    ProviderEditKind,
+    native_tool_call_row,
+    native_tool_result_row,
+)
 from harness.runtime.messages import ToolCall
 
 pytestmark = pytest.mark.anyio
@@ -110,7 +116,10 @@ async def test_anthropic_compaction_is_reported_and_a_failed_one_says_so() -> No
     assert fake.log.last().request_headers["anthropic-beta"] == COMPACT_BETA
     assert reply.provider_edits == (
         ProviderEdit(
-            "compaction", "compact_20260112", "input_tokens>50000", compaction="compacted"
+            ProviderEditKind.COMPACTION,
+            "compact_20260112",
+            "input_tokens>50000",
+            compaction=CompactionOutcome.COMPACTED,
         ),
     )
     failing = FakeProvider("anthropic", "test-model")

@@ -33,7 +33,7 @@ from harness.events import (
     TurnOutcome,
     TurnStarted,
 )
-from harness.runtime import BudgetRule, WindowSource
+from harness.runtime import BudgetRule, CompactionOutcome, ProviderEditKind, WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 
 PROVIDER = "fakeai"
@@ -251,7 +251,12 @@ class Script:
         )
 
     def provider_edit(
-        self, call_id: str, edit: str, *, cleared: int | None = None, compaction: str | None = None
+        self,
+        call_id: str,
+        edit: str,
+        *,
+        cleared: int | None = None,
+        compaction: str | None = None,
     ) -> None:
         """An edit the provider reports for ``call_id`` (after its ``ProviderCallFinished``)."""
         self._emit(
@@ -261,12 +266,12 @@ class Script:
                 provider=self.provider,
                 provider_kind=KIND,
                 model=self.model,
-                edit=edit,
+                edit=ProviderEditKind(edit),
                 wire_type=f"{edit}_wire",
                 trigger="input_tokens>4000",
                 cleared_items=3 if cleared else None,
                 cleared_input_tokens=cleared,
-                compaction=compaction,
+                compaction=CompactionOutcome(compaction) if compaction else None,
             )
         )
 
