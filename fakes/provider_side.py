@@ -24,6 +24,7 @@ from typing import Any, Literal, TypeAlias
 
 from fakes import context_edits, responses_context
 from fakes.answer import Answer
+from fakes.anthropic_compaction import with_iterations
 from fakes.rows import JSONValue
 from fakes.wire.base import StreamEvent
 from fakes.wire.common import Invalid
@@ -117,6 +118,9 @@ def _anthropic_body(body: dict[str, Any], outcome: context_edits.Outcome) -> dic
     body = {**body, **context_edits.wire_fields(outcome)}
     compaction = outcome.compaction
     if compaction is not None:
+        usage = body.get("usage")
+        if isinstance(usage, dict):
+            body["usage"] = with_iterations(usage, compaction, usage, body.get("model"))
         content = body.get("content")
         kept = list(content) if isinstance(content, list) and not compaction.pause else []
         body["content"] = [compaction.block(), *kept]
@@ -129,12 +133,18 @@ def _anthropic_events(
     events: tuple[StreamEvent, ...], outcome: context_edits.Outcome
 ) -> tuple[StreamEvent, ...]:
     """Streaming: the compaction block comes first, whole, in its ``content_block_start``
-    (the fake's simplification); ``message_delta`` carries ``context_management``."""
+    (the fake's simplification); ``message_delta`` carries ``context_management`` and,
+    after a compaction, ``usage.iterations`` (the message step's input counts are
+    ``message_start``'s)."""
     compaction = outcome.compaction
     out: list[StreamEvent] = []
+    started: dict[str, Any] = {}  # message_start's message: its model and input usage
     for event in events:
         data = event.data if isinstance(event.data, dict) else None
         kind = data.get("type") if data else None
+        if data is not None and kind == "message_start":
+            message = data.get("message")
+            started = message if isinstance(message, dict) else {}
         if data is not None and kind == "message_start" and compaction is not None:
             out.append(event)
             block: JSONValue = {"type": "content_block_start", "index": 0}
@@ -152,6 +162,11 @@ def _anthropic_events(
             data = {**data, "index": (index if isinstance(index, int) else 0) + 1}
         if data is not None and kind == "message_delta":
             data = {**data, **context_edits.wire_fields(outcome)}
+            usage = data.get("usage")
+            if isinstance(usage, dict):
+                opening = started.get("usage")
+                whole = {**(opening if isinstance(opening, dict) else {}), **usage}
+                data["usage"] = with_iterations(usage, compaction, whole, started.get("model"))
             if compaction is not None and compaction.pause:
                 delta = data.get("delta")
                 data["delta"] = {

@@ -203,6 +203,8 @@ class Announcer:
                     cleared_items=edit.cleared_items,
                     cleared_input_tokens=edit.cleared_input_tokens,
                     compaction=edit.compaction,
+                    compaction_input_tokens=edit.compaction_input_tokens,
+                    compaction_output_tokens=edit.compaction_output_tokens,
                 )
             )
 

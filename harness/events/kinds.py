@@ -143,7 +143,9 @@ class ProviderContextEdited(_Base):
     """One edit the provider reports having made to a call's context (issue 17): the
     provider-side counterpart of ``HistoryTrimmed``. ``trigger`` is the route's configured
     threshold (``None``: the provider's default); ``compaction`` is set for a compaction
-    only."""
+    only, and ``compaction_input_tokens``/``compaction_output_tokens`` when the provider
+    reports the compaction step's own usage (Anthropic's ``usage.iterations``: tokens
+    billed besides the call's usage)."""
 
     call_id: str
     provider: str
@@ -155,6 +157,8 @@ class ProviderContextEdited(_Base):
     cleared_items: int | None = None
     cleared_input_tokens: int | None = None
     compaction: CompactionOutcome | None = None
+    compaction_input_tokens: int | None = None
+    compaction_output_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -158,6 +158,10 @@ class ProviderEdit:
     cleared_items: int | None = None
     cleared_input_tokens: int | None = None
     compaction: CompactionOutcome | None = None
+    # Anthropic's compaction iteration (``usage.iterations``): what the summary step read
+    # and wrote, billed on top of the top-level usage, which leaves it out.
+    compaction_input_tokens: int | None = None
+    compaction_output_tokens: int | None = None
 
 
 def add_anthropic_fields(payload: JsonObject, context: ProviderContext | None) -> None:
@@ -171,13 +175,22 @@ def anthropic_beta_header(context: ProviderContext | None) -> dict[str, str]:
     return {"anthropic-beta": ",".join(betas)} if betas else {}
 
 
+def compaction_iteration(usage: JsonObject | None) -> JsonObject | None:
+    """The ``compaction`` entry of ``usage.iterations`` (``BetaCompactionIterationUsage``
+    in anthropic-sdk-python ``src/anthropic/types/beta/``), if any."""
+    entries = (as_object(item) for item in as_list((usage or {}).get("iterations")))
+    return next((e for e in entries if e is not None and string(e, "type") == "compaction"), None)
+
+
 def anthropic_edits(
     message: JsonObject | None,
     blocks: list[JsonObject],
     context: ProviderContext | None,
+    usage: JsonObject | None = None,
 ) -> tuple[ProviderEdit, ...]:
     """The edits an Anthropic message (or its final ``message_delta``) reports: each
-    ``applied_edits`` entry, then any ``compaction`` block."""
+    ``applied_edits`` entry, then any ``compaction`` block, with the compaction
+    iteration's tokens from ``usage`` (the whole usage: a stream's is merged)."""
     applied = as_list((child(message, "context_management") or {}).get("applied_edits"))
     edits: list[ProviderEdit] = []
     for item in applied:
@@ -199,6 +212,7 @@ def anthropic_edits(
             )
         )
     compact_trigger = context.compact.trigger() if context and context.compact else None
+    iteration = compaction_iteration(usage)
     edits.extend(
         ProviderEdit(
             ProviderEditKind.COMPACTION,
@@ -209,6 +223,8 @@ def anthropic_edits(
                 if isinstance(block.get("content"), str)
                 else CompactionOutcome.FAILED
             ),
+            compaction_input_tokens=integer(iteration, "input_tokens"),
+            compaction_output_tokens=integer(iteration, "output_tokens"),
         )
         for block in blocks
         if string(block, "type") == "compaction"

@@ -109,24 +109,50 @@ LONG = [
 ]
 
 
-async def test_anthropic_compaction_is_reported_and_a_failed_one_says_so() -> None:
+def compaction_step(answer: Any, events: tuple[Any, ...]) -> dict[str, Any]:
+    """The ``compaction`` entry of the usage iterations the fake answered with."""
+    usages = [answer.get("usage")] if isinstance(answer, dict) else []
+    usages += [e.get("usage") for e in events if isinstance(e, dict)]
+    steps = [
+        step
+        for usage in usages
+        if isinstance(usage, dict)
+        for step in usage.get("iterations", ())
+        if step["type"] == "compaction"
+    ]
+    assert len(steps) == 1, usages
+    return dict(steps[0])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_anthropic_compaction_is_reported_and_a_failed_one_says_so(stream: bool) -> None:
     fake = FakeProvider("anthropic", "test-model")
-    reply = await complete("anthropic", fake, ProviderRequest("test-model", LONG), COMPACT)
+    request = ProviderRequest("test-model", LONG, stream=stream)
+    reply = await complete("anthropic", fake, request, COMPACT)
     assert isinstance(reply, ProviderReply), reply
-    assert fake.log.last().request_headers["anthropic-beta"] == COMPACT_BETA
+    sent = fake.log.last()
+    assert sent.request_headers["anthropic-beta"] == COMPACT_BETA
+    step = compaction_step(sent.response_body, sent.stream_events)
     assert reply.provider_edits == (
         ProviderEdit(
             ProviderEditKind.COMPACTION,
             "compact_20260112",
             "input_tokens>50000",
             compaction=CompactionOutcome.COMPACTED,
+            compaction_input_tokens=step["input_tokens"],
+            compaction_output_tokens=step["output_tokens"],
         ),
     )
+    # the call's usage is the answer's step: the compaction step's tokens are not in it
+    assert reply.usage.input_tokens is not None
+    assert reply.usage.input_tokens < step["input_tokens"]
     failing = FakeProvider("anthropic", "test-model")
     failing.provider_side = ProviderSide(compaction_fails=True)
-    reply = await complete("anthropic", failing, ProviderRequest("test-model", LONG), COMPACT)
+    reply = await complete("anthropic", failing, request, COMPACT)
     assert isinstance(reply, ProviderReply)
-    assert [e.compaction for e in reply.provider_edits] == ["failed"]
+    assert [(e.compaction, e.compaction_input_tokens) for e in reply.provider_edits] == [
+        ("failed", None)
+    ]
 
 
 async def test_a_dropped_field_leaves_the_overflow_and_a_rejected_one_is_a_400() -> None:
