@@ -178,8 +178,7 @@ async def test_responses_compaction_and_truncation_are_sent_and_reported(stream:
     assert isinstance(body, dict)
     assert body["truncation"] == "auto"
     assert body["context_management"] == [{"type": "compaction", "compact_threshold": 1000}]
-    if not stream:  # the fake streams no compaction item (docs/decisions.md)
-        assert [e.kind for e in reply.provider_edits] == ["compaction"]
+    assert [e.kind for e in reply.provider_edits] == ["compaction"]
     truncating = ProviderContext(truncation="auto")
     plain = await complete(
         "openai-responses", fake, dataclasses.replace(request, stream=False), truncating
@@ -187,6 +186,42 @@ async def test_responses_compaction_and_truncation_are_sent_and_reported(stream:
     assert isinstance(plain, ProviderReply)
     assert plain.usage.input_tokens is not None
     assert plain.usage.input_tokens <= 2000
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_responses_compaction_item_is_kept_and_sent_in_place_of_its_input(
+    stream: bool,
+) -> None:
+    fake = FakeProvider("openai", "test-model")
+    history = [ChatMessage("user", f"q{i} " + "x" * 800) for i in range(6)]
+    context = ProviderContext(compact_threshold=1000)
+    async with asgi_client(fake) as http:
+        client = make_client("openai-responses", client=http, base_url=ROOT + "/v1", api_key="k")
+        client.provider_context = context
+        first = await client.complete(ProviderRequest("test-model", history, stream=stream))
+        assert [e.kind for e in first.provider_edits] == ["compaction"]
+        answered = fake.log.last()
+        output = (
+            answered.response_body
+            if not stream
+            else next(
+                e["response"]
+                for e in answered.stream_events
+                if isinstance(e, dict) and e.get("type") == "response.completed"
+            )
+        )
+        assert isinstance(output, dict)
+        assert isinstance(output["output"], list)
+        item = output["output"][0]
+        later = [*history, ChatMessage("assistant", first.text or ""), ChatMessage("user", "go")]
+        second = await client.complete(ProviderRequest("test-model", later, stream=stream))
+    assert isinstance(second, ProviderReply)
+    sent = fake.log.last().request_body
+    assert isinstance(sent, dict)
+    # the kept item replaces the input it summarised; what came after follows it
+    assert isinstance(sent["input"], list)
+    assert sent["input"][0] == item
+    assert len(sent["input"]) == 1 + 2
 
 
 async def test_responses_compact_endpoint_window_replaces_the_input_later() -> None:
