@@ -59,12 +59,14 @@ class Compaction:
         }
 
 
-def blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+def content_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A message's content blocks; a string content becomes one text block, in place, so
+    that edits can change blocks of any message."""
     content = message.get("content")
     if isinstance(content, str):
         message["content"] = [{"type": "text", "text": content}]
-    blocks = message.get("content")
-    return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
+    found = message.get("content")
+    return [b for b in found if isinstance(b, dict)] if isinstance(found, list) else []
 
 
 def resume_compaction(body: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +106,7 @@ def compact_body(
     messages = body["messages"]
     users = [n for n, m in enumerate(messages) if m.get("role") == "user"]
     cut = users[-1] if users else len(messages) - 1
-    if cut > 0 and any(b.get("type") == "tool_result" for b in blocks(messages[cut])):
+    if cut > 0 and any(b.get("type") == "tool_result" for b in content_blocks(messages[cut])):
         cut -= 1  # tool results keep the tool uses they answer (the API's pairing rule)
     if fails or cut == 0:
         return Compaction(None, edit.pause, before, before)

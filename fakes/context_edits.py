@@ -38,10 +38,8 @@ from fakes.anthropic_compaction import (
     Compact,
     Compaction,
     compact_body,
+    content_blocks,
     resume_compaction,
-)
-from fakes.anthropic_compaction import (
-    blocks as _blocks,
 )
 from fakes.rows import JSONValue
 from fakes.wire.common import Invalid
@@ -224,7 +222,7 @@ def _tool_uses(messages: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str
         (b, str(b.get("name")))
         for m in messages
         if m.get("role") == "assistant"
-        for b in _blocks(m)
+        for b in content_blocks(m)
         if b.get("type") == "tool_use"
     ]
 
@@ -234,7 +232,7 @@ def _results_by_id(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         str(b.get("tool_use_id")): b
         for m in messages
         if m.get("role") == "user"
-        for b in _blocks(m)
+        for b in content_blocks(m)
         if b.get("type") == "tool_result"
     }
 
@@ -279,14 +277,14 @@ def _clear_thinking(
         m
         for m in body["messages"]
         if m.get("role") == "assistant"
-        and any(b.get("type") in ("thinking", "redacted_thinking") for b in _blocks(m))
+        and any(b.get("type") in ("thinking", "redacted_thinking") for b in content_blocks(m))
     ]
     if edit.keep is None or len(turns) <= edit.keep:
         return None
     old = turns[: len(turns) - edit.keep]
     tokens = 0
     for message in old:
-        blocks = _blocks(message)
+        blocks = content_blocks(message)
         thinking = [b for b in blocks if b.get("type") in ("thinking", "redacted_thinking")]
         tokens += sum(count_text(str(b.get("thinking") or b.get("data") or "")) for b in thinking)
         message["content"] = [b for b in blocks if b not in thinking]
