@@ -80,6 +80,17 @@ def _trimming() -> Section:
                 ),
             ),
             timeseries_panel(
+                "Provider compaction step: tokens / s read and written",
+                "What the provider's compaction step itself used (Anthropic usage.iterations, "
+                "type compaction): the prompt it summarised (input) and the summary (output). "
+                "Billed besides each call's own usage, which leaves the step out.",
+                "short",
+                Query(
+                    q.rate(n.PROVIDER_COMPACTION_TOKENS.name, sel, (n.LABEL_TOKEN_TYPE,)),
+                    "{{token_type}}",
+                ),
+            ),
+            timeseries_panel(
                 "Budget decisions / s by rule",
                 "Which step of the budget precedence decided each route's budget.",
                 "ops",

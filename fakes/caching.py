@@ -135,17 +135,28 @@ def _row_cost(counter: TokenCounter, row: Row) -> int:
     return cost
 
 
+UNCOUNTED_BLOCKS_OPTION: Final = "uncounted_blocks"
+"""``CanonicalRequest.options`` key: by boundary, blocks a row's message carried that are
+not rows (Anthropic thinking): part of the cached prefix, never of the count."""
+
+
 def prefixes(counter: TokenCounter, request: CanonicalRequest, total: int) -> tuple[Prefix, ...]:
     """Every boundary of ``request``: digest chain and cumulative tokens (capped by
-    ``total``, the request's own count, which the last boundary reaches exactly)."""
+    ``total``, the request's own count, which the last boundary reaches exactly). Blocks
+    that are not rows (``UNCOUNTED_BLOCKS_OPTION``) enter the digest at their row's
+    boundary, so clearing them is a miss from there on."""
     tools = counter.count_tools(request.tools)
     schemas = tuple((t.name, t.description, repr(t.parameters)) for t in request.tools)
     digest = hash(("tools", schemas))
     out = [Prefix(0, digest, min(tools, total))]
     running = tools
+    extra = request.options.get(UNCOUNTED_BLOCKS_OPTION)
+    uncounted = extra if isinstance(extra, Mapping) else {}
     for k, row in enumerate(request.rows, start=1):
         running += _row_cost(counter, row)
-        digest = hash((digest, row.role, row.content))
+        blocks = uncounted.get(k)
+        row_key = (row.role, row.content) if blocks is None else (row.role, row.content, blocks)
+        digest = hash((digest, *row_key))
         out.append(Prefix(k, digest, min(running, total)))
     last = out[-1]
     out[-1] = Prefix(last.boundary, last.digest, total)

@@ -17,7 +17,8 @@ Three edits, as the public SDK types define them (anthropic-sdk-python
   starts with that block, or is only that block with ``stop_reason: "compaction"`` when
   ``pause_after_compaction``. A later request carrying the block drops every message
   before it and reads the summary instead. A failed compaction is a block whose
-  ``content`` is ``null``: nothing is dropped.
+  ``content`` is ``null``: nothing is dropped. The compaction itself, and the usage
+  iterations it reports, are ``fakes.anthropic_compaction``.
 
 The edits work on the request body, before the wire decodes it, so the window, the
 counters and the prompt the fake logs all see the edited context. What the fake cannot
@@ -32,6 +33,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.anthropic_compaction import (
+    DEFAULT_COMPACT_TRIGGER_TOKENS,
+    Compact,
+    Compaction,
+    compact_body,
+    content_blocks,
+    resume_compaction,
+)
 from fakes.rows import JSONValue
 from fakes.wire.common import Invalid
 
@@ -43,10 +52,8 @@ COMPACT = "compact_20260112"
 DEFAULT_CLEAR_TRIGGER_TOKENS = 100_000
 DEFAULT_KEEP_TOOL_USES = 3
 DEFAULT_KEEP_THINKING_TURNS = 1
-DEFAULT_COMPACT_TRIGGER_TOKENS = 150_000
 MIN_COMPACT_TRIGGER_TOKENS = 50_000
 CLEARED_RESULT = "[tool result cleared]"
-COMPACTION_SUMMARY = "[summary of {messages} earlier messages]"
 NOT_PERMITTED = "context_management: Extra inputs are not permitted"
 
 Counter = Callable[[dict[str, Any]], int]
@@ -67,13 +74,6 @@ class ClearThinking:
     keep: int | None = DEFAULT_KEEP_THINKING_TURNS  # None: keep all
 
 
-@dataclass(frozen=True, slots=True)
-class Compact:
-    trigger: int = DEFAULT_COMPACT_TRIGGER_TOKENS
-    instructions: str | None = None
-    pause: bool = False
-
-
 Edit = ClearToolUses | ClearThinking | Compact
 
 
@@ -92,19 +92,6 @@ class Applied:
             key: self.cleared,
             "cleared_input_tokens": self.cleared_input_tokens,
         }
-
-
-@dataclass(frozen=True, slots=True)
-class Compaction:
-    """The compaction this request triggered: its summary (``None`` when it failed)."""
-
-    content: str | None
-    pause: bool
-    tokens_before: int
-    tokens_after: int
-
-    def block(self) -> JSONValue:
-        return {"type": "compaction", "content": self.content}
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,20 +217,12 @@ def parse(value: Any, beta_header: str) -> tuple[Edit, ...]:
 # -- body helpers ----------------------------------------------------------------------
 
 
-def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    content = message.get("content")
-    if isinstance(content, str):
-        message["content"] = [{"type": "text", "text": content}]
-    blocks = message.get("content")
-    return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
-
-
 def _tool_uses(messages: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
     return [
         (b, str(b.get("name")))
         for m in messages
         if m.get("role") == "assistant"
-        for b in _blocks(m)
+        for b in content_blocks(m)
         if b.get("type") == "tool_use"
     ]
 
@@ -253,33 +232,9 @@ def _results_by_id(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         str(b.get("tool_use_id")): b
         for m in messages
         if m.get("role") == "user"
-        for b in _blocks(m)
+        for b in content_blocks(m)
         if b.get("type") == "tool_result"
     }
-
-
-def resume_compaction(body: dict[str, Any]) -> dict[str, Any]:
-    """Drop every message before the newest compaction block that has a summary; the
-    block itself is read as its summary text (a ``null`` block is a no-op)."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return body
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            continue
-        blocks = message.get("content")
-        if not isinstance(blocks, list):
-            continue
-        summaries = [b for b in blocks if isinstance(b, dict) and b.get("type") == "compaction"]
-        if any(isinstance(b.get("content"), str) for b in summaries):
-            kept = [
-                {"type": "text", "text": b["content"]} if b.get("type") == "compaction" else b
-                for b in blocks
-                if b.get("type") != "compaction" or isinstance(b.get("content"), str)
-            ]
-            return {**body, "messages": [{**message, "content": kept}, *messages[index + 1 :]]}
-    return body
 
 
 # -- applying --------------------------------------------------------------------------
@@ -322,40 +277,18 @@ def _clear_thinking(
         m
         for m in body["messages"]
         if m.get("role") == "assistant"
-        and any(b.get("type") in ("thinking", "redacted_thinking") for b in _blocks(m))
+        and any(b.get("type") in ("thinking", "redacted_thinking") for b in content_blocks(m))
     ]
     if edit.keep is None or len(turns) <= edit.keep:
         return None
     old = turns[: len(turns) - edit.keep]
     tokens = 0
     for message in old:
-        blocks = _blocks(message)
+        blocks = content_blocks(message)
         thinking = [b for b in blocks if b.get("type") in ("thinking", "redacted_thinking")]
         tokens += sum(count_text(str(b.get("thinking") or b.get("data") or "")) for b in thinking)
         message["content"] = [b for b in blocks if b not in thinking]
     return Applied(CLEAR_THINKING, len(old), tokens)
-
-
-def _compact_body(
-    body: dict[str, Any], edit: Compact, count: Counter, fails: bool
-) -> Compaction | None:
-    before = count(body)
-    if before <= edit.trigger:
-        return None
-    messages = body["messages"]
-    users = [n for n, m in enumerate(messages) if m.get("role") == "user"]
-    cut = users[-1] if users else len(messages) - 1
-    if cut > 0 and any(b.get("type") == "tool_result" for b in _blocks(messages[cut])):
-        cut -= 1  # tool results keep the tool uses they answer (the API's pairing rule)
-    if fails or cut == 0:
-        return Compaction(None, edit.pause, before, before)
-    summary = COMPACTION_SUMMARY.format(messages=cut)
-    if edit.instructions:
-        summary = f"{summary} ({edit.instructions})"
-    role = "user" if messages[cut].get("role") == "assistant" else "assistant"  # alternate
-    summary_row = {"role": role, "content": [{"type": "text", "text": summary}]}
-    body["messages"] = [summary_row, *messages[cut:]]
-    return Compaction(summary, edit.pause, before, count(body))
 
 
 def apply(
@@ -385,7 +318,9 @@ def apply(
         elif isinstance(edit, ClearThinking):
             done = _clear_thinking(edited, edit, count_text)
         else:
-            compaction = _compact_body(edited, edit, count, compaction_fails) or compaction
+            compaction = (
+                compact_body(edited, edit, count, count_text, compaction_fails) or compaction
+            )
             done = None
         if done is not None:
             applied.append(done)

@@ -24,6 +24,7 @@ from typing import Any, Literal, TypeAlias
 
 from fakes import context_edits, responses_context
 from fakes.answer import Answer
+from fakes.anthropic_compaction import with_iterations
 from fakes.rows import JSONValue
 from fakes.thinking import Thinking, add_block, check_thinking
 from fakes.wire.base import StreamEvent
@@ -124,6 +125,9 @@ def _anthropic_body(body: dict[str, Any], outcome: context_edits.Outcome) -> dic
     body = {**body, **context_edits.wire_fields(outcome)}
     compaction = outcome.compaction
     if compaction is not None:
+        usage = body.get("usage")
+        if isinstance(usage, dict):
+            body["usage"] = with_iterations(usage, compaction, usage, body.get("model"))
         content = body.get("content")
         kept = list(content) if isinstance(content, list) and not compaction.pause else []
         body["content"] = [compaction.block(), *kept]
@@ -136,12 +140,18 @@ def _anthropic_events(
     events: tuple[StreamEvent, ...], outcome: context_edits.Outcome
 ) -> tuple[StreamEvent, ...]:
     """Streaming: the compaction block comes first, whole, in its ``content_block_start``
-    (the fake's simplification); ``message_delta`` carries ``context_management``."""
+    (the fake's simplification); ``message_delta`` carries ``context_management`` and,
+    after a compaction, ``usage.iterations`` (the message step's input counts are
+    ``message_start``'s)."""
     compaction = outcome.compaction
     out: list[StreamEvent] = []
+    started: dict[str, Any] = {}  # message_start's message: its model and input usage
     for event in events:
         data = event.data if isinstance(event.data, dict) else None
         kind = data.get("type") if data else None
+        if data is not None and kind == "message_start":
+            message = data.get("message")
+            started = message if isinstance(message, dict) else {}
         if data is not None and kind == "message_start" and compaction is not None:
             out.append(event)
             block: JSONValue = {"type": "content_block_start", "index": 0}
@@ -159,6 +169,11 @@ def _anthropic_events(
             data = {**data, "index": (index if isinstance(index, int) else 0) + 1}
         if data is not None and kind == "message_delta":
             data = {**data, **context_edits.wire_fields(outcome)}
+            usage = data.get("usage")
+            if isinstance(usage, dict):
+                opening = started.get("usage")
+                whole = {**(opening if isinstance(opening, dict) else {}), **usage}
+                data["usage"] = with_iterations(usage, compaction, whole, started.get("model"))
             if compaction is not None and compaction.pause:
                 delta = data.get("delta")
                 data["delta"] = {
@@ -177,6 +192,53 @@ def _responses_body(body: dict[str, Any], outcome: responses_context.Outcome) ->
     return {**body, "output": [outcome.compacted.item(), *rest]}
 
 
+_RESPONSE_EVENTS = frozenset({"response.completed", "response.incomplete"})
+
+
+def _responses_events(
+    events: tuple[StreamEvent, ...], outcome: responses_context.Outcome
+) -> tuple[StreamEvent, ...]:
+    """Streaming: the compaction item is output item 0, announced whole by its
+    ``response.output_item.added`` and ``.done`` before the first other output event (the
+    fake's simplification: no in-progress state); every later ``output_index`` moves up one,
+    the terminal response's ``output`` starts with the item, and ``sequence_number`` is
+    renumbered so it still counts every event."""
+    if outcome.compacted is None:
+        return events
+    item = outcome.compacted.item()
+    out: list[StreamEvent] = []
+    announced = False
+    for event in events:
+        data = dict(event.data) if isinstance(event.data, dict) else None
+        kind = data.get("type") if data else None
+        if data is None:
+            out.append(event)
+            continue
+        if not announced and ("output_index" in data or kind in _RESPONSE_EVENTS):
+            for added in ("response.output_item.added", "response.output_item.done"):
+                out.append(StreamEvent({"type": added, "output_index": 0, "item": item}, added))
+            announced = True
+        index = data.get("output_index")
+        if isinstance(index, int):
+            data["output_index"] = index + 1
+        response = data.get("response")
+        if kind in _RESPONSE_EVENTS and isinstance(response, dict):
+            data["response"] = _responses_body(response, outcome)
+        out.append(StreamEvent(data, event.event, event.literal))
+    return tuple(_renumbered(out))
+
+
+def _renumbered(events: list[StreamEvent]) -> list[StreamEvent]:
+    """Every Responses stream event carries its ``sequence_number`` (openai-python
+    ``response_stream_event.py``): the position in the stream."""
+    return [
+        StreamEvent({**e.data, "sequence_number": n}, e.event, e.literal)
+        if isinstance(e.data, dict)
+        else e
+        for n, e in enumerate(events)
+    ]
+
+
 def decorate(answer: Answer, edited: Edited | None) -> Answer:
     """Add what the provider reports about its edits to a successful answer."""
     if edited is None or answer.status != 200 or answer.raw is not None:
@@ -191,4 +253,6 @@ def decorate(answer: Answer, edited: Edited | None) -> Answer:
             return replace(answer, events=_anthropic_events(answer.events, outcome))
     if edited.responses is not None and isinstance(answer.body, dict):
         return replace(answer, body=_responses_body(answer.body, edited.responses))
+    if edited.responses is not None and answer.events is not None:
+        return replace(answer, events=_responses_events(answer.events, edited.responses))
     return answer

@@ -10,7 +10,8 @@ From the public SDK types (openai-python ``src/openai/types/responses/``:
 - ``context_management: [{"type": "compaction", "compact_threshold": N}]``: a request over
   ``N`` input tokens is compacted before it is answered; the output then starts with a
   ``compaction`` item (``id``, ``encrypted_content``), and the items before the newest
-  user message are read as that summary.
+  user message are read as that summary. Streamed, the item is output item 0 of the event
+  stream (``fakes.provider_side``).
 - A ``compaction`` item sent back in ``input`` is read as its summary: the opaque content
   is the fake's own encoding (``fake-compaction:`` + base64 JSON), not OpenAI's.
 """

@@ -4,7 +4,8 @@ Decoding: ``system`` → one ``system`` row per text block (a string is one bloc
 message's ``tool_result`` blocks → native tool rows (in order), its other blocks → one
 ``user`` row after them (text verbatim, images as ``[IMAGE:<url or data URI>]``); an
 assistant message with ``tool_use`` blocks → the native tool-call row (its text blocks
-joined, ``arguments`` = compact JSON of ``input``). ``thinking`` blocks are not counted.
+joined, ``arguments`` = compact JSON of ``input``). ``thinking`` blocks are not counted, but
+they are part of the cached prefix (``UNCOUNTED_BLOCKS_OPTION``): clearing them is a miss.
 
 Pairing, with the API's real messages: every ``tool_use`` must be answered by a
 ``tool_result`` in the very next message, and every ``tool_result`` must answer a
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakes.caching import Breakpoint
+from fakes.caching import UNCOUNTED_BLOCKS_OPTION, Breakpoint
 from fakes.catalogue import WireName
 from fakes.rows import (
     Attachment,
@@ -144,6 +145,16 @@ def _user_rows(blocks: list[dict[str, Any]], where: str) -> list[Row]:
     return rows
 
 
+def _thinking(blocks: list[dict[str, Any]]) -> tuple[str, ...]:
+    """A message's thinking blocks, as the cache sees them (their text or redacted data,
+    and signature): not counted, but part of the prompt prefix."""
+    return tuple(
+        json.dumps([b.get("thinking"), b.get("data"), b.get("signature")])
+        for b in blocks
+        if b.get("type") in ("thinking", "redacted_thinking")
+    )
+
+
 def _assistant_row(blocks: list[dict[str, Any]], where: str) -> Row:
     text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
     calls = [
@@ -208,6 +219,7 @@ class AnthropicMessages:
         if ctx.enforce_pairing:
             check_pairing(messages)
         rows, points = _system(body.get("system"))
+        uncounted: dict[int, tuple[str, ...]] = {}  # thinking, by its row's boundary
         points[:0] = [Breakpoint(0, t) for t in marked(_tool_list(body.get("tools")), "tools")]
         for n, message in enumerate(messages):
             blocks = _blocks(message.get("content"), f"messages[{n}].content")
@@ -215,6 +227,9 @@ class AnthropicMessages:
                 rows += _user_rows(blocks, f"messages[{n}].content")
             elif message.get("role") == "assistant":
                 rows.append(_assistant_row(blocks, f"messages[{n}].content"))
+                thinking = _thinking(blocks)
+                if thinking:
+                    uncounted[len(rows)] = thinking
             else:
                 raise Invalid(f"messages.{n}.role: Input should be 'user' or 'assistant'")
             points += [Breakpoint(len(rows), t) for t in marked(blocks, f"messages[{n}].content")]
@@ -231,6 +246,7 @@ class AnthropicMessages:
             options={
                 "context_window_stop": CONTEXT_WINDOW_STOP_BETA in beta,
                 "cache_breakpoints": check_count(points),
+                UNCOUNTED_BLOCKS_OPTION: uncounted,
             },
         )
 

@@ -22,12 +22,14 @@ from harness.events import (
     CallOutcome,
     CallPurpose,
     CapacityChecked,
+    CompactionOutcome,
     EventBus,
     HistoryTrimmed,
     OverflowDetected,
     ProviderCallFinished,
     ProviderCallStarted,
     ProviderContextEdited,
+    ProviderEditKind,
     RecoveryAttempted,
     RecoveryOutcome,
     ToolCallFinished,
@@ -203,6 +205,8 @@ class Announcer:
                     cleared_items=edit.cleared_items,
                     cleared_input_tokens=edit.cleared_input_tokens,
                     compaction=edit.compaction,
+                    compaction_input_tokens=edit.compaction_input_tokens,
+                    compaction_output_tokens=edit.compaction_output_tokens,
                 )
             )
 
@@ -223,10 +227,10 @@ class Announcer:
                 provider=call.route.provider,
                 provider_kind=call.provider_kind,
                 model=call.model,
-                edit="compaction",
+                edit=ProviderEditKind.COMPACTION,
                 wire_type=ENDPOINT_COMPACTION_WIRE_TYPE,
                 trigger=trigger,
-                compaction="compacted" if compacted else "failed",
+                compaction=CompactionOutcome.COMPACTED if compacted else CompactionOutcome.FAILED,
                 fallback=fallback,
             )
         )

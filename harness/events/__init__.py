@@ -5,6 +5,7 @@ of ``harness.agent.announce``; observers ``match`` every kind and end in ``asser
 """
 
 from harness.events.bus import EventBus, Observer, ObserverFailure
+from harness.events.fields import ENUM_FIELDS
 from harness.events.kinds import (
     EVENT_KINDS,
     BudgetResolved,
@@ -27,13 +28,16 @@ from harness.events.kinds import (
     TurnStarted,
     event_kind,
 )
+from harness.runtime import CompactionOutcome, ProviderEditKind
 
 __all__ = [
+    "ENUM_FIELDS",
     "EVENT_KINDS",
     "BudgetResolved",
     "CallOutcome",
     "CallPurpose",
     "CapacityChecked",
+    "CompactionOutcome",
     "Event",
     "EventBus",
     "HistoryTrimmed",
@@ -43,6 +47,7 @@ __all__ = [
     "ProviderCallFinished",
     "ProviderCallStarted",
     "ProviderContextEdited",
+    "ProviderEditKind",
     "RecoveryAttempted",
     "RecoveryOutcome",
     "ToolCallFinished",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeAlias
 
-from harness.runtime import BudgetRule, WindowSource
+from harness.runtime import BudgetRule, CompactionOutcome, ProviderEditKind, WindowSource
 
 
 class TrimTrigger(StrEnum):
@@ -141,22 +141,26 @@ class ProviderCallFinished(_Base):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProviderContextEdited(_Base):
     """One edit the provider reports having made to a call's context (issue 17): the
-    provider-side counterpart of ``HistoryTrimmed``. ``edit`` is ``clear_tool_uses``,
-    ``clear_thinking`` or ``compaction``; ``trigger`` the route's configured threshold
-    (``None``: the provider's default); ``compaction`` is ``compacted`` or ``failed``.
-    ``fallback`` names what the runtime did instead when a compaction it asked for failed
-    (``client_trim``: the proactive trim ran; ``None`` otherwise)."""
+    provider-side counterpart of ``HistoryTrimmed``. ``trigger`` is the route's configured
+    threshold (``None``: the provider's default); ``compaction`` is set for a compaction
+    only, and ``compaction_input_tokens``/``compaction_output_tokens`` when the provider
+    reports the compaction step's own usage (Anthropic's ``usage.iterations``: tokens
+    billed besides the call's usage). ``fallback`` names what the runtime did instead when
+    a compaction it asked for failed (``client_trim``: the proactive trim ran; ``None``
+    otherwise)."""
 
     call_id: str
     provider: str
     provider_kind: str
     model: str | None
-    edit: str
+    edit: ProviderEditKind
     wire_type: str
     trigger: str | None = None
     cleared_items: int | None = None
     cleared_input_tokens: int | None = None
-    compaction: str | None = None
+    compaction: CompactionOutcome | None = None
+    compaction_input_tokens: int | None = None
+    compaction_output_tokens: int | None = None
     fallback: str | None = None
 
 

@@ -20,7 +20,9 @@ headers ``x-api-key`` and ``anthropic-version``):
 **Usage normalisation.** Anthropic's ``input_tokens`` *excludes* cached input, so
 ``Usage.input_tokens = input_tokens + cache_read_input_tokens +
 cache_creation_input_tokens``: the whole context the model saw, comparable with every other
-provider's input count. The two cache counts are also kept separately.
+provider's input count. The two cache counts are also kept separately. After a server-side
+compaction the top-level usage is the answer's own step only; the compaction step's counts
+(``usage.iterations``) go on the compaction's ``ProviderEdit``, not into ``Usage``.
 
 **Cache breakpoints** (``AnthropicClient.cache_breakpoints``, default ``none``): ``system``
 marks the last system block ``cache_control: {"type": "ephemeral"}``; ``system_and_last``
@@ -224,7 +226,7 @@ class _MessagesStream:
 
     def __init__(self, client: AnthropicClient) -> None:
         self._client = client
-        self._usage: JsonObject = {}
+        self.usage: JsonObject = {}  # message_start's, updated by each message_delta
         self._blocks: dict[int, JsonObject] = {}
         self._parts: dict[int, list[str]] = {}
         self._stop_reason: str | None = None
@@ -243,7 +245,7 @@ class _MessagesStream:
         if kind == "message_start":
             message = child(data, "message")
             self._model = string(message, "model")
-            self._usage.update(child(message, "usage") or {})
+            self.usage.update(child(message, "usage") or {})
         elif kind == "content_block_start":
             index = integer(data, "index") or 0
             self._blocks[index] = require_object(data.get("content_block"), "content_block")
@@ -253,7 +255,7 @@ class _MessagesStream:
         elif kind == "message_delta":
             self._stop_reason = string(child(data, "delta"), "stop_reason") or self._stop_reason
             self.reported = data if "context_management" in data else self.reported
-            self._usage.update(child(data, "usage") or {})
+            self.usage.update(child(data, "usage") or {})
         elif kind == "message_stop":
             self._done = True
 
@@ -279,7 +281,7 @@ class _MessagesStream:
         return ProviderReply(
             text="".join(texts) if texts else None,
             tool_calls=tuple(calls),
-            usage=anthropic_usage(self._usage),
+            usage=anthropic_usage(self.usage),
             finish_reason=self._stop_reason,
             model=self._model,
         )
@@ -316,11 +318,12 @@ class AnthropicClient(HttpProviderClient):
             message = as_object(answer.value)
             content = as_list(message.get("content")) if message else []
             blocks = [block for b in content if (block := as_object(b)) is not None]
-            return self._edited(reply, message, blocks, sent)
+            return self._edited(reply, message, blocks, sent, child(message, "usage"))
         stream = _MessagesStream(self)
         await self.post_sse(MESSAGES_PATH, payload, stream.feed)
         try:
-            return self._edited(stream.finish(), stream.reported, stream.blocks(), sent)
+            reply = stream.finish()
+            return self._edited(reply, stream.reported, stream.blocks(), sent, stream.usage)
         except WireShapeError as exc:
             raise self.protocol_error(None, "", str(exc)) from exc
 
@@ -333,8 +336,9 @@ class AnthropicClient(HttpProviderClient):
         reported: JsonObject | None,
         blocks: list[JsonObject],
         sent: list[object],
+        usage: JsonObject | None,
     ) -> ProviderReply:
         if self._compacts():
             self.kept_compactions.keep(sent, blocks)
-        edits = anthropic_edits(reported, blocks, self.provider_context)
+        edits = anthropic_edits(reported, blocks, self.provider_context, usage)
         return replace(reply, provider_edits=edits) if edits else reply

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from harness.providers.wirejson import JsonObject, as_list, as_object, child, integer, string
+from harness.runtime.provider_edits import CompactionOutcome, ProviderEditKind
 
 CONTEXT_MANAGEMENT_BETA: Final = "context-management-2025-06-27"
 COMPACT_BETA: Final = "compact-2026-01-12"
@@ -32,13 +33,10 @@ CLEAR_TOOL_USES_TYPE: Final = "clear_tool_uses_20250919"
 CLEAR_THINKING_TYPE: Final = "clear_thinking_20251015"
 COMPACT_TYPE: Final = "compact_20260112"
 
-EditKind = Literal["clear_tool_uses", "clear_thinking", "compaction"]
-EDIT_KINDS: Final[tuple[EditKind, ...]] = ("clear_tool_uses", "clear_thinking", "compaction")
-CompactionOutcome = Literal["compacted", "failed"]
 Truncation = Literal["auto", "disabled"]
-_KIND_OF_TYPE: Final[dict[str, EditKind]] = {
-    CLEAR_TOOL_USES_TYPE: "clear_tool_uses",
-    CLEAR_THINKING_TYPE: "clear_thinking",
+_KIND_OF_TYPE: Final[dict[str, ProviderEditKind]] = {
+    CLEAR_TOOL_USES_TYPE: ProviderEditKind.CLEAR_TOOL_USES,
+    CLEAR_THINKING_TYPE: ProviderEditKind.CLEAR_THINKING,
 }
 
 
@@ -154,12 +152,16 @@ class ProviderContext:
 class ProviderEdit:
     """One edit the provider reports having made to the request it answered."""
 
-    kind: EditKind
+    kind: ProviderEditKind
     wire_type: str
     trigger: str | None = None
     cleared_items: int | None = None
     cleared_input_tokens: int | None = None
     compaction: CompactionOutcome | None = None
+    # Anthropic's compaction iteration (``usage.iterations``): what the summary step read
+    # and wrote, billed on top of the top-level usage, which leaves it out.
+    compaction_input_tokens: int | None = None
+    compaction_output_tokens: int | None = None
 
 
 def add_anthropic_fields(payload: JsonObject, context: ProviderContext | None) -> None:
@@ -173,11 +175,22 @@ def anthropic_beta_header(context: ProviderContext | None) -> dict[str, str]:
     return {"anthropic-beta": ",".join(betas)} if betas else {}
 
 
+def compaction_iteration(usage: JsonObject | None) -> JsonObject | None:
+    """The ``compaction`` entry of ``usage.iterations`` (``BetaCompactionIterationUsage``
+    in anthropic-sdk-python ``src/anthropic/types/beta/``), if any."""
+    entries = (as_object(item) for item in as_list((usage or {}).get("iterations")))
+    return next((e for e in entries if e is not None and string(e, "type") == "compaction"), None)
+
+
 def anthropic_edits(
-    message: JsonObject | None, blocks: list[JsonObject], context: ProviderContext | None
+    message: JsonObject | None,
+    blocks: list[JsonObject],
+    context: ProviderContext | None,
+    usage: JsonObject | None = None,
 ) -> tuple[ProviderEdit, ...]:
     """The edits an Anthropic message (or its final ``message_delta``) reports: each
-    ``applied_edits`` entry, then any ``compaction`` block."""
+    ``applied_edits`` entry, then any ``compaction`` block, with the compaction
+    iteration's tokens from ``usage`` (the whole usage: a stream's is merged)."""
     applied = as_list((child(message, "context_management") or {}).get("applied_edits"))
     edits: list[ProviderEdit] = []
     for item in applied:
@@ -186,24 +199,32 @@ def anthropic_edits(
         kind = _KIND_OF_TYPE.get(wire_type)
         if kind is None:
             continue
-        items_key = "cleared_tool_uses" if kind == "clear_tool_uses" else "cleared_thinking_turns"
+        clears_tools = kind is ProviderEditKind.CLEAR_TOOL_USES
+        items_key = "cleared_tool_uses" if clears_tools else "cleared_thinking_turns"
         trigger = context.clear_tool_uses.trigger() if context and context.clear_tool_uses else None
         edits.append(
             ProviderEdit(
                 kind,
                 wire_type,
-                trigger if kind == "clear_tool_uses" else None,
+                trigger if clears_tools else None,
                 integer(entry, items_key),
                 integer(entry, "cleared_input_tokens"),
             )
         )
     compact_trigger = context.compact.trigger() if context and context.compact else None
+    iteration = compaction_iteration(usage)
     edits.extend(
         ProviderEdit(
-            "compaction",
+            ProviderEditKind.COMPACTION,
             COMPACT_TYPE,
             compact_trigger,
-            compaction="compacted" if isinstance(block.get("content"), str) else "failed",
+            compaction=(
+                CompactionOutcome.COMPACTED
+                if isinstance(block.get("content"), str)
+                else CompactionOutcome.FAILED
+            ),
+            compaction_input_tokens=integer(iteration, "input_tokens"),
+            compaction_output_tokens=integer(iteration, "output_tokens"),
         )
         for block in blocks
         if string(block, "type") == "compaction"
@@ -218,7 +239,12 @@ def responses_edits(
     threshold = context.compact_threshold if context else None
     trigger = f"input_tokens>{threshold}" if threshold is not None else None
     return tuple(
-        ProviderEdit("compaction", "compaction", trigger, compaction="compacted")
+        ProviderEdit(
+            ProviderEditKind.COMPACTION,
+            "compaction",
+            trigger,
+            compaction=CompactionOutcome.COMPACTED,
+        )
         for item in items
         if string(item, "type") == "compaction"
     )

@@ -16,6 +16,9 @@ Wire (``POST {base_url}/responses``, ``base_url`` with its ``/v1``):
 
 Streaming: ``response.completed`` / ``response.incomplete`` carry the whole response, which
 is parsed as above (items from ``response.output_item.done`` fill in when it has no output).
+An in-request compaction streams its ``compaction`` item as an output item like any other
+(``response.output_item.added``/``.done``, then in the terminal response's ``output``), so it
+is reported and kept exactly as in a JSON answer.
 An ``error`` event or ``response.failed`` is raised as a classified error on the event's
 data (status ``None``); a stream that ends without a terminal event is a protocol error.
 """

@@ -84,6 +84,7 @@ from harness.runtime.messages import (
     tool_result_block,
 )
 from harness.runtime.overflow import is_channel_context_window_overflow, is_context_window_exceeded
+from harness.runtime.provider_edits import CompactionOutcome, ProviderEditKind
 from harness.runtime.trim import (
     TrimResult,
     TurnCountTrimResult,
@@ -125,6 +126,7 @@ __all__ = [
     "CapacityCheck",
     "Chat",
     "ChatMessage",
+    "CompactionOutcome",
     "ContextCapacityExceeded",
     "ContextTruncation",
     "ConversationMessage",
@@ -134,6 +136,7 @@ __all__ = [
     "ModelContextWindow",
     "OrphanSweep",
     "ParsedCarrier",
+    "ProviderEditKind",
     "ProviderProfile",
     "ResolvedContextLimits",
     "RuntimeProfile",

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import fakes
 from fakes.profiles import SDK_ENDPOINTS
-from harness.events import EVENT_KINDS, TrimTrigger
+from harness.events import ENUM_FIELDS, EVENT_KINDS, TrimTrigger
 from harness.scenarios.rules import RULES
 
 Loc = tuple[int | str, ...]
@@ -78,7 +78,8 @@ def look_alike_names() -> tuple[str, ...]:
 
 
 def check_event_items(items: list[dict[str, Any]]) -> None:
-    """Each expected event names a known ``kind`` and only fields that kind has."""
+    """Each expected event names a known ``kind``, only fields that kind has, and for a
+    field that is a closed set (an enum) one of its values."""
     problems: list[tuple[Loc, str]] = []
     for index, item in enumerate(items):
         kind = item.get("kind")
@@ -94,7 +95,19 @@ def check_event_items(items: list[dict[str, Any]]) -> None:
             for key in item
             if key != "kind" and key not in fields
         ]
+        problems += _enum_problems(index, kind, item)
     raise_if(problems)
+
+
+def _enum_problems(index: int, kind: str, item: dict[str, Any]) -> list[tuple[Loc, str]]:
+    """An expected value no event can hold (``None`` is left to the field's type)."""
+    problems: list[tuple[Loc, str]] = []
+    for key, enum in ENUM_FIELDS[kind].items():
+        value = item.get(key)
+        values = tuple(member.value for member in enum)
+        if value is not None and value not in values:
+            problems.append(((index, key), unknown(value, values, f"a {kind}.{key}")))
+    return problems
 
 
 def check_words(

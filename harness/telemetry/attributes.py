@@ -209,5 +209,7 @@ def _provider_edit(event: ProviderContextEdited) -> Attributes:
             n.ATTR_PROVIDER_EDIT_CLEARED_TOKENS: event.cleared_input_tokens,
             n.ATTR_PROVIDER_EDIT_COMPACTION: event.compaction,
             n.ATTR_PROVIDER_EDIT_FALLBACK: event.fallback,
+            n.ATTR_PROVIDER_EDIT_COMPACTION_INPUT: event.compaction_input_tokens,
+            n.ATTR_PROVIDER_EDIT_COMPACTION_OUTPUT: event.compaction_output_tokens,
         }
     )

@@ -113,6 +113,7 @@ LABEL_REFERENCE_VERDICT: Final = "reference_verdict"
 LABEL_EXTENDED_VERDICT: Final = "extended_verdict"
 LABEL_CACHE: Final = "cache"
 LABEL_PART: Final = "part"
+LABEL_TOKEN_TYPE: Final = "token_type"
 LABEL_GEN_AI_OPERATION: Final = "gen_ai_operation_name"
 LABEL_GEN_AI_PROVIDER: Final = "gen_ai_provider_name"
 LABEL_GEN_AI_MODEL: Final = "gen_ai_request_model"
@@ -327,6 +328,13 @@ PROVIDER_CLEARED_TOKENS: Final = MetricSpec(
     "Input tokens the provider reports clearing, by edit kind.",
     (LABEL_EDIT, LABEL_PROVIDER),
 )
+PROVIDER_COMPACTION_TOKENS: Final = MetricSpec(
+    "trimscope_provider_compaction_tokens_total",
+    "counter",
+    "Tokens the provider's compaction step read (input) and wrote (output), as its usage"
+    " iterations report them: billed besides the call's own usage.",
+    (LABEL_TOKEN_TYPE, LABEL_PROVIDER),
+)
 GEN_AI_TOKEN_USAGE: Final = MetricSpec(
     "gen_ai_client_token_usage",
     "histogram",
@@ -367,6 +375,7 @@ METRICS: Final = (
     TRIMMED_TOKENS,
     PROVIDER_EDITS,
     PROVIDER_CLEARED_TOKENS,
+    PROVIDER_COMPACTION_TOKENS,
 )
 
 # --- cost (issue 16): only with a price table (``telemetry.cost``), so not in ``METRICS`` ---

@@ -50,6 +50,7 @@ from opentelemetry.trace import Span, SpanKind
 from harness.events import (
     BudgetResolved,
     CapacityChecked,
+    CompactionOutcome,
     Event,
     HistoryTrimmed,
     OverflowDetected,
@@ -286,7 +287,8 @@ class OtelObserver:
         self._decision(event, follow_up=True)
         state = self._sessions.get(event.session_id)
         call = state.call if state is not None else None
-        if call is not None and call.call_id == event.call_id and event.compaction != "failed":
+        failed = event.compaction is CompactionOutcome.FAILED
+        if call is not None and call.call_id == event.call_id and not failed:
             call.span.set_attribute(n.GEN_AI_CONVERSATION_COMPACTED, True)
 
     def _decision(self, event: Decision, *, follow_up: bool) -> None:

@@ -146,6 +146,7 @@ class PrometheusObserver:
         self._trimmed_tokens = children[n.TRIMMED_TOKENS.name]
         self._provider_edits = children[n.PROVIDER_EDITS.name]
         self._provider_cleared = children[n.PROVIDER_CLEARED_TOKENS.name]
+        self._compaction_tokens = children[n.PROVIDER_COMPACTION_TOKENS.name]
         self._exemplar_trace_id: str | None = None
         self._exemplar: _Exemplar | None = None
 
@@ -233,6 +234,12 @@ class PrometheusObserver:
         self._provider_edits[(event.edit, outcome, event.provider)].inc(1, exemplar)
         if event.cleared_input_tokens:
             self._provider_cleared[(event.edit, event.provider)].inc(event.cleared_input_tokens)
+        for token_type, tokens in (
+            (n.TOKEN_TYPE_INPUT, event.compaction_input_tokens),
+            (n.TOKEN_TYPE_OUTPUT, event.compaction_output_tokens),
+        ):
+            if tokens:
+                self._compaction_tokens[(token_type, event.provider)].inc(tokens)
 
     def _budget(self, event: BudgetResolved, exemplar: _Exemplar | None) -> None:
         route = (event.provider, event.model or n.UNKNOWN)

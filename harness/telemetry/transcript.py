@@ -17,14 +17,13 @@ import dataclasses
 import json
 import os
 import threading
-import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, Final, assert_never
 
 from harness.events import (
+    ENUM_FIELDS,
     EVENT_KINDS,
     BudgetResolved,
     CapacityChecked,
@@ -74,26 +73,13 @@ def event_to_record(event: Event) -> dict[str, Any]:
     return record
 
 
-def _enum_fields(kind: type[Event]) -> dict[str, type[StrEnum]]:
-    """The fields of ``kind`` typed as a closed set (a ``StrEnum``), by name."""
-    hints = typing.get_type_hints(kind)
-    return {
-        f.name: hints[f.name]
-        for f in dataclasses.fields(kind)
-        if isinstance(hints[f.name], type) and issubclass(hints[f.name], StrEnum)
-    }
-
-
-_ENUM_FIELDS = {kind.__name__: _enum_fields(kind) for kind in EVENT_KINDS}
-
-
 def event_from_record(record: Mapping[str, Any]) -> Event:
     """The event a record describes; raises ``TranscriptError`` for an unknown kind or field."""
     fields = dict(record)
     kind = _KINDS.get(str(fields.pop(KIND_KEY, "")))
     if kind is None:
         raise TranscriptError(f"unknown event kind in {dict(record)!r}")
-    for name, enum in _ENUM_FIELDS[kind.__name__].items():
+    for name, enum in ENUM_FIELDS[kind.__name__].items():
         if isinstance(fields.get(name), str):
             try:
                 fields[name] = enum(fields[name])

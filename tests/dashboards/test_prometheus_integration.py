@@ -2,15 +2,17 @@
 
 Prometheus (2.x, Debian's ``prometheus`` package, installed by ``scripts/ensure-system-deps.sh``)
 starts on 127.0.0.1 with a temporary config that scrapes, every 250 ms, the port a
-``trimscope run scenarios/ -k '^(telemetry-every-metric|telemetry-provider-edits)$'
+``trimscope run scenarios/ -k '^(telemetry-every-metric|telemetry-provider-edits|
+provider-anthropic-compaction-reused)$'
 --serve-metrics PORT --hold-metrics S --otel-jsonl FILE --prices docs/prices.example.yaml
 --price-as MODEL`` subprocess then serves (priced, so the cost panels have data). Each
 scenario runs its cycle twice with provider latency, so every series exists before it
 grows again and rates, ratios and quantiles have something to show. Once Prometheus holds
 the run's final values, every dashboard query (macros substituted) goes through the HTTP
-API and must return data that is not only NaN; ``promtool check metrics`` on the process's
-exposition must print nothing. Last, SIGINT ends the hold and the process exits 0 (both
-scenarios passed).
+API and must return data that is not only NaN (a series that appears once and holds still
+has a rate of 0, which counts); ``promtool check metrics`` on the process's
+exposition must print nothing. Last, SIGINT ends the hold and the process exits 0 (all
+three scenarios passed).
 
 Without the binaries the tests skip, except under CI (``CI=true``), where they fail.
 """
@@ -45,6 +47,9 @@ JOB = "trimscope"
 SCENARIO = "telemetry-every-metric"
 PROVIDER_EDITS_SCENARIO = "telemetry-provider-edits"
 """Run with it: provider-side edits (issue 17) for the provider-edit panels."""
+COMPACTION_SCENARIO = "provider-anthropic-compaction-reused"
+"""And an Anthropic compaction, whose usage iterations the compaction-step panel shows."""
+RUN = (SCENARIO, PROVIDER_EDITS_SCENARIO, COMPACTION_SCENARIO)
 PRICES = ROOT / "docs" / "prices.example.yaml"
 PRICE_AS = "claude-sonnet-4-5"
 """Priced with the shipped table; a model whose cache writes cost more than input, so the
@@ -56,9 +61,10 @@ DEADLINE_S = 60.0
 QUERIES = all_queries()
 VARIABLES = {"job": JOB, "provider": ".*"}
 TRIMS_PER_RUN = 10
-TURNS_PER_RUN = 12 + 2
+TURNS_PER_RUN = 12 + 2 + 2
 """What ``scenarios/telemetry-every-metric.yaml`` expects (its ``counts``), plus the two
-turns of ``telemetry-provider-edits``, which trims nothing."""
+turns of ``telemetry-provider-edits`` and the two of the compaction scenario, which trim
+nothing."""
 
 
 def _free_port() -> int:
@@ -161,7 +167,7 @@ def _start_trimscope(workdir: Path, port: int) -> tuple[subprocess.Popen[bytes],
         "run",
         "scenarios/",
         "-k",
-        f"^({SCENARIO}|{PROVIDER_EDITS_SCENARIO})$",
+        f"^({'|'.join(RUN)})$",
         "--serve-metrics",
         str(port),
         "--hold-metrics",
@@ -298,5 +304,6 @@ def test_sigint_ends_the_hold_and_the_run_exits_0(live: Live) -> None:
     assert live.trimscope.poll() is None, live.prom.report()
     _stop(live.trimscope, signal.SIGINT)
     assert live.trimscope.returncode == 0, live.prom.report()
-    assert "scenarios: 2/2 (100%)" in live.err.read_text(), live.prom.report()
-    assert "2/2 passed" in live.out.read_text(), live.prom.report()
+    ran = f"{len(RUN)}/{len(RUN)}"
+    assert f"scenarios: {ran} (100%)" in live.err.read_text(), live.prom.report()
+    assert f"{ran} passed" in live.out.read_text(), live.prom.report()

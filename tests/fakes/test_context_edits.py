@@ -245,6 +245,56 @@ def test_compaction_summarises_and_answers_with_the_block_first() -> None:
     assert answer.tokens.total < 100
 
 
+def test_compaction_reports_its_own_iteration_beside_the_answers() -> None:
+    payload = body(long_conversation(), compact())
+    answer = send(fake(), payload, {"anthropic-beta": COMPACT_BETA})
+    usage = obj(obj(answer.body)["usage"])
+    step, message = usage["iterations"]
+    # the summary step read the whole prompt, as the fake counts it without the edit
+    assert step == {
+        "type": "compaction",
+        "input_tokens": plain_tokens(payload),
+        "output_tokens": step["output_tokens"],
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }
+    assert 0 < step["output_tokens"] < 100  # the summary, not the prompt
+    # the answer's step is the top-level usage, which leaves the compaction out
+    assert message == {"type": "message", "model": "fake-model"} | {
+        key: usage[key]
+        for key in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        )
+    }
+    assert usage["input_tokens"] < step["input_tokens"]
+
+
+def test_a_streamed_compaction_reports_its_iterations_in_message_delta() -> None:
+    payload = {**body(long_conversation(), compact()), "stream": True}
+    answer = send(fake(), payload, {"anthropic-beta": COMPACT_BETA})
+    assert answer.events is not None
+    [start] = [obj(e.data) for e in answer.events if e.event == "message_start"]
+    [delta] = [obj(e.data) for e in answer.events if e.event == "message_delta"]
+    step, message = obj(delta["usage"])["iterations"]
+    assert (step["type"], step["input_tokens"]) == ("compaction", plain_tokens(payload))
+    opening = obj(obj(start["message"])["usage"])
+    assert message["input_tokens"] == opening["input_tokens"]
+    assert message["output_tokens"] == obj(delta["usage"])["output_tokens"]
+
+
+def test_no_iterations_without_a_compaction_nor_for_a_failed_one() -> None:
+    headers = {"anthropic-beta": COMPACT_BETA}
+    small = [{"role": "user", "content": "hi"}]
+    assert "iterations" not in obj(obj(send(fake(), body(small, compact()), headers).body)["usage"])
+    failed = send(fake(compaction_fails=True), body(long_conversation(), compact()), headers)
+    assert "iterations" not in obj(obj(failed.body)["usage"])
+    paused = send(fake(), body(long_conversation(), compact(pause_after_compaction=True)), headers)
+    assert [i["type"] for i in obj(obj(paused.body)["usage"])["iterations"]] == ["compaction"]
+
+
 def test_pause_after_compaction_answers_only_the_block() -> None:
     payload = body(long_conversation(), compact(pause_after_compaction=True))
     answer = send(fake(), payload, {"anthropic-beta": COMPACT_BETA})

@@ -3,7 +3,9 @@
 Anthropic's context-editing guide ("Context editing and prompt caching"): clearing tool
 results invalidates the cached prompt prefix; later requests reuse the newly cached one.
 The fakes edit the body before it is decoded, so the cache is keyed on the edited rows:
-an edited row is a miss from that row on. See ``docs/decisions.md`` (issue 17 follow-up).
+an edited row is a miss from that row on; so is cleared thinking, which is not a row but is
+part of the prefix ("cleared thinking invalidates the cache where the clearing happens").
+See ``docs/decisions.md`` (issue 17 follow-up).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from fakes import FakeBehaviour, FakeProvider
 from fakes.caching import prefixes
 from fakes.context_edits import CLEARED_RESULT, CONTEXT_MANAGEMENT_BETA
 from fakes.rows import CanonicalRequest
+from fakes.thinking import sign
 from fakes.wire.base import RequestContext
 
 BETA = {"anthropic-beta": CONTEXT_MANAGEMENT_BETA}
@@ -31,42 +34,83 @@ def result_text(variant: int) -> str:
     return chr(ord("a") + variant) * (RESULT_TOKENS * 4)
 
 
-def conversation(results: list[int]) -> list[dict[str, Any]]:
+def thought(i: int) -> dict[str, Any]:
+    """A thinking block as the fake would have given it (it refuses unsigned ones)."""
+    text = f"step {i}: look it up"
+    return {"type": "thinking", "thinking": text, "signature": sign(text)}
+
+
+def conversation(results: list[int], thinking_from: int | None = None) -> list[dict[str, Any]]:
+    """Tool rounds; from round ``thinking_from`` on, each assistant turn starts with its
+    thinking block (as a tool loop with extended thinking sends them back)."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "start"}]
     for i, variant in enumerate(results):
         use = {"type": "tool_use", "id": f"toolu_{i}", "name": "lookup", "input": {"q": i}}
-        messages.append({"role": "assistant", "content": [use]})
+        thinks = thinking_from is not None and i >= thinking_from
+        messages.append({"role": "assistant", "content": [thought(i), use] if thinks else [use]})
         result = {"type": "tool_result", "tool_use_id": f"toolu_{i}"}
         messages.append({"role": "user", "content": [{**result, "content": result_text(variant)}]})
     return messages
 
 
-def request(results: list[int], trigger: int, keep: int) -> dict[str, Any]:
+def clear_thinking(keep_turns: int) -> dict[str, Any]:
+    return {
+        "type": "clear_thinking_20251015",
+        "keep": {"type": "thinking_turns", "value": keep_turns},
+    }
+
+
+def request(
+    results: list[int],
+    trigger: int,
+    keep: int,
+    thinking: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    """``thinking``: (first round with thinking, thinking turns the clearing keeps)."""
     edit = {
         "type": "clear_tool_uses_20250919",
         "trigger": {"type": "tool_uses", "value": trigger},
         "keep": {"type": "tool_uses", "value": keep},
     }
+    edits = [clear_thinking(thinking[1]), edit] if thinking else [edit]
     return {
         "model": "claude-sonnet-4-5",
         "max_tokens": 16,
         "system": "s" * (SYSTEM_TOKENS * 4),
-        "messages": conversation(results),
+        "messages": conversation(results, thinking[0] if thinking else None),
         "cache_control": {"type": "ephemeral"},  # a breakpoint after the last block
-        "context_management": {"edits": [edit]},
+        "context_management": {"edits": edits},
     }
 
 
-def expected_edit(payload: dict[str, Any], trigger: int, keep: int) -> dict[str, Any]:
-    """The body as the guide says the model sees it: past the trigger, every tool result
-    but the last ``keep`` holds the placeholder (written here without the fake's code)."""
+def _is_thinking(block: dict[str, Any]) -> bool:
+    return bool(block["type"] == "thinking")
+
+
+def expected_edit(
+    payload: dict[str, Any], trigger: int, keep: int, keep_thinking: int | None = None
+) -> dict[str, Any]:
+    """The body as the guide says the model sees it: the thinking of all but the newest
+    ``keep_thinking`` thinking turns is gone; past the trigger, every tool result but the
+    last ``keep`` holds the placeholder (written here without the fake's code)."""
     body = copy.deepcopy({k: v for k, v in payload.items() if k != "context_management"})
-    results = [m for m in body["messages"] if isinstance(m["content"], list)]
-    results = [m for m in results if m["content"][0]["type"] == "tool_result"]
+    lists = [m for m in body["messages"] if isinstance(m["content"], list)]
+    thinking = [m for m in lists if any(_is_thinking(b) for b in m["content"])]
+    if keep_thinking is not None and len(thinking) > keep_thinking:
+        for message in thinking[: len(thinking) - keep_thinking]:
+            message["content"] = [b for b in message["content"] if not _is_thinking(b)]
+    results = [m for m in lists if m["content"][0]["type"] == "tool_result"]
     if len(results) > trigger:
         for message in results[: max(0, len(results) - keep)]:
             message["content"][0]["content"] = CLEARED_RESULT
     return body
+
+
+def row_keys(body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Per row of ``body`` (one system row, then one per message in these conversations):
+    its role and every block, thinking included: what a cached prefix is made of."""
+    keys: list[tuple[str, Any]] = [("system", body["system"])]
+    return keys + [(m["role"], json.dumps(m["content"])) for m in body["messages"]]
 
 
 def fake() -> FakeProvider:
@@ -120,36 +164,68 @@ def test_the_cache_is_keyed_on_the_edited_rows_not_the_sent_ones() -> None:
     assert written == 0
 
 
-conversations = st.tuples(
-    st.lists(st.integers(0, 2), min_size=1, max_size=6),  # tool result variants
+def test_clearing_thinking_is_a_miss_from_the_first_cleared_block_on() -> None:
+    provider = fake()
+    plain = request([0, 1, 2, 0], NEVER, 2, thinking=(1, 1))  # rounds 1-3 think
+    del plain["context_management"]
+    results = plain["messages"][2]["content"]  # round 0's result: cached on its own
+    results[-1] = {**results[-1], "cache_control": {"type": "ephemeral"}}
+    (_, written), _ = send(provider, plain)
+    (read, _), _ = send(provider, plain)
+    assert read == written  # thinking and all, the same prompt is a whole hit
+
+    clearing = {**plain, "context_management": {"edits": [clear_thinking(1)]}}
+    (read, rewritten), answer = send(provider, clearing)
+    reported: Any = answer.body
+    assert reported["context_management"]["applied_edits"][0]["cleared_thinking_turns"] == 2
+    # rows: system, start, round 0's call and result; round 1's call lost its thinking
+    before_cleared = prefixes(provider.counter, decoded(provider, plain), written)[4].tokens
+    assert read == before_cleared < written
+    assert rewritten > 0
+    (reread, again), _ = send(provider, clearing)
+    assert (reread, again) == (read + rewritten, 0)  # the cleared context is reused whole
+
+
+tool_results = st.lists(st.integers(0, 2), min_size=1, max_size=6)  # result variants
+requests = st.tuples(
+    st.integers(0, 1),  # which conversation of the pool
     st.integers(0, 6),  # trigger (tool uses)
     st.integers(0, 3),  # keep (tool uses)
+    st.none() | st.tuples(st.integers(0, 5), st.integers(0, 3)),  # thinking, kept turns
 )
 
 
 @settings(max_examples=40, deadline=None)
-@given(sequence=st.lists(conversations, min_size=1, max_size=6))
+@given(
+    # two conversations at most, so that requests often resend one with other edits
+    pool=st.lists(tool_results, min_size=1, max_size=2),
+    sequence=st.lists(requests, min_size=1, max_size=6),
+)
 def test_cached_tokens_never_exceed_the_common_prefix_with_an_earlier_edited_context(
-    sequence: list[tuple[list[int], int, int]],
+    pool: list[list[int]], sequence: list[tuple[int, int, int, tuple[int, int] | None]]
 ) -> None:
     provider = fake()  # the clock never moves: every earlier entry is still live
-    seen: list[CanonicalRequest] = []
-    for results, trigger, keep in sequence:
-        payload = request(results, trigger, keep)
+    seen: list[list[tuple[str, Any]]] = []
+    for which, trigger, keep, thinking in sequence:
+        results = pool[which % len(pool)]
+        payload = request(results, trigger, keep, thinking)
         (read, _), answer = send(provider, payload)
-        oracle = decoded(provider, expected_edit(payload, trigger, keep))
+        expected = expected_edit(payload, trigger, keep, thinking[1] if thinking else None)
+        oracle = decoded(provider, expected)
         assert answer.rows == oracle.rows  # the model saw the edited context
         chain = prefixes(provider.counter, oracle, provider.count(oracle).total)
+        keys = row_keys(expected)
+        assert len(keys) == len(oracle.rows)
         bounds = [0]
         for earlier in seen:
             common = 0
-            for ours, theirs in zip(oracle.rows, earlier.rows, strict=False):
+            for ours, theirs in zip(keys, earlier, strict=False):
                 if ours != theirs:
                     break
                 common += 1
             bounds.append(chain[common].tokens)
         assert read <= max(bounds)
-        seen.append(oracle)
+        seen.append(keys)
 
 
 def responses_send(provider: FakeProvider, body: dict[str, Any]) -> tuple[int, Any]:

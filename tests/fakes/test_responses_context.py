@@ -95,6 +95,31 @@ def test_in_request_compaction_starts_the_output_with_an_opaque_item() -> None:
     assert answer.tokens.total < 500
 
 
+def test_a_streamed_compaction_announces_its_item_first_and_completes_with_it() -> None:
+    plain = send(fake(), request(context_management=compaction()))
+    answer = send(fake(), request(context_management=compaction(), stream=True))
+    assert answer.events is not None
+    data = [obj(e.data) for e in answer.events]
+    assert [d["sequence_number"] for d in data] == list(range(len(data)))
+    items = [d for d in data if d["type"].startswith("response.output_item.")]
+    compacted = obj(plain.body)["output"][0]
+    assert [(d["type"], d["output_index"], d["item"]["type"]) for d in items] == [
+        ("response.output_item.added", 0, "compaction"),
+        ("response.output_item.done", 0, "compaction"),
+        ("response.output_item.added", 1, "message"),
+        ("response.output_item.done", 1, "message"),
+    ]
+    # the same opaque item as the JSON answer's (the summary does not depend on streaming)
+    assert items[1]["item"]["encrypted_content"] == compacted["encrypted_content"]
+    [done] = [d for d in data if d["type"] == "response.completed"]
+    output = obj(done["response"])["output"]
+    assert [o["type"] for o in output] == ["compaction", "message"]
+    assert output[0] == items[1]["item"]
+    deltas = [d for d in data if d["type"] == "response.output_text.delta"]
+    assert deltas
+    assert {d["output_index"] for d in deltas} == {1}
+
+
 def test_the_compaction_item_is_reused_in_a_later_request() -> None:
     first = send(fake(), request(context_management=compaction()))
     assert isinstance(first.body, dict)

@@ -25,7 +25,13 @@ from harness.providers.context_management import (
     ProviderEdit,
 )
 from harness.providers.openai_responses import OpenAIResponsesClient
-from harness.runtime import ChatMessage, native_tool_call_row, native_tool_result_row
+from harness.runtime import (
+    ChatMessage,
+    CompactionOutcome,
+    ProviderEditKind,
+    native_tool_call_row,
+    native_tool_result_row,
+)
 from harness.runtime.messages import ToolCall
 
 pytestmark = pytest.mark.anyio
@@ -103,21 +109,50 @@ LONG = [
 ]
 
 
-async def test_anthropic_compaction_is_reported_and_a_failed_one_says_so() -> None:
+def compaction_step(answer: Any, events: tuple[Any, ...]) -> dict[str, Any]:
+    """The ``compaction`` entry of the usage iterations the fake answered with."""
+    usages = [answer.get("usage")] if isinstance(answer, dict) else []
+    usages += [e.get("usage") for e in events if isinstance(e, dict)]
+    steps = [
+        step
+        for usage in usages
+        if isinstance(usage, dict)
+        for step in usage.get("iterations", ())
+        if step["type"] == "compaction"
+    ]
+    assert len(steps) == 1, usages
+    return dict(steps[0])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_anthropic_compaction_is_reported_and_a_failed_one_says_so(stream: bool) -> None:
     fake = FakeProvider("anthropic", "test-model")
-    reply = await complete("anthropic", fake, ProviderRequest("test-model", LONG), COMPACT)
+    request = ProviderRequest("test-model", LONG, stream=stream)
+    reply = await complete("anthropic", fake, request, COMPACT)
     assert isinstance(reply, ProviderReply), reply
-    assert fake.log.last().request_headers["anthropic-beta"] == COMPACT_BETA
+    sent = fake.log.last()
+    assert sent.request_headers["anthropic-beta"] == COMPACT_BETA
+    step = compaction_step(sent.response_body, sent.stream_events)
     assert reply.provider_edits == (
         ProviderEdit(
-            "compaction", "compact_20260112", "input_tokens>50000", compaction="compacted"
+            ProviderEditKind.COMPACTION,
+            "compact_20260112",
+            "input_tokens>50000",
+            compaction=CompactionOutcome.COMPACTED,
+            compaction_input_tokens=step["input_tokens"],
+            compaction_output_tokens=step["output_tokens"],
         ),
     )
+    # the call's usage is the answer's step: the compaction step's tokens are not in it
+    assert reply.usage.input_tokens is not None
+    assert reply.usage.input_tokens < step["input_tokens"]
     failing = FakeProvider("anthropic", "test-model")
     failing.provider_side = ProviderSide(compaction_fails=True)
-    reply = await complete("anthropic", failing, ProviderRequest("test-model", LONG), COMPACT)
+    reply = await complete("anthropic", failing, request, COMPACT)
     assert isinstance(reply, ProviderReply)
-    assert [e.compaction for e in reply.provider_edits] == ["failed"]
+    assert [(e.compaction, e.compaction_input_tokens) for e in reply.provider_edits] == [
+        ("failed", None)
+    ]
 
 
 async def test_a_dropped_field_leaves_the_overflow_and_a_rejected_one_is_a_400() -> None:
@@ -143,8 +178,7 @@ async def test_responses_compaction_and_truncation_are_sent_and_reported(stream:
     assert isinstance(body, dict)
     assert body["truncation"] == "auto"
     assert body["context_management"] == [{"type": "compaction", "compact_threshold": 1000}]
-    if not stream:  # the fake streams no compaction item (docs/decisions.md)
-        assert [e.kind for e in reply.provider_edits] == ["compaction"]
+    assert [e.kind for e in reply.provider_edits] == ["compaction"]
     truncating = ProviderContext(truncation="auto")
     plain = await complete(
         "openai-responses", fake, dataclasses.replace(request, stream=False), truncating
@@ -152,6 +186,42 @@ async def test_responses_compaction_and_truncation_are_sent_and_reported(stream:
     assert isinstance(plain, ProviderReply)
     assert plain.usage.input_tokens is not None
     assert plain.usage.input_tokens <= 2000
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_responses_compaction_item_is_kept_and_sent_in_place_of_its_input(
+    stream: bool,
+) -> None:
+    fake = FakeProvider("openai", "test-model")
+    history = [ChatMessage("user", f"q{i} " + "x" * 800) for i in range(6)]
+    context = ProviderContext(compact_threshold=1000)
+    async with asgi_client(fake) as http:
+        client = make_client("openai-responses", client=http, base_url=ROOT + "/v1", api_key="k")
+        client.provider_context = context
+        first = await client.complete(ProviderRequest("test-model", history, stream=stream))
+        assert [e.kind for e in first.provider_edits] == ["compaction"]
+        answered = fake.log.last()
+        output = (
+            answered.response_body
+            if not stream
+            else next(
+                e["response"]
+                for e in answered.stream_events
+                if isinstance(e, dict) and e.get("type") == "response.completed"
+            )
+        )
+        assert isinstance(output, dict)
+        assert isinstance(output["output"], list)
+        item = output["output"][0]
+        later = [*history, ChatMessage("assistant", first.text or ""), ChatMessage("user", "go")]
+        second = await client.complete(ProviderRequest("test-model", later, stream=stream))
+    assert isinstance(second, ProviderReply)
+    sent = fake.log.last().request_body
+    assert isinstance(sent, dict)
+    # the kept item replaces the input it summarised; what came after follows it
+    assert isinstance(sent["input"], list)
+    assert sent["input"][0] == item
+    assert len(sent["input"]) == 1 + 2
 
 
 async def test_responses_compact_endpoint_window_replaces_the_input_later() -> None:

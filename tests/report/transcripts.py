@@ -28,7 +28,7 @@ from harness.events import (
     TurnOutcome,
     TurnStarted,
 )
-from harness.runtime import BudgetRule, WindowSource
+from harness.runtime import BudgetRule, ProviderEditKind, WindowSource
 from harness.telemetry.transcript import event_to_record
 
 BUDGET_REASON = "context token budget exceeded"
@@ -158,7 +158,7 @@ class Session:
                 provider=self.provider,
                 provider_kind="anthropic",
                 model="m",
-                edit=edit,
+                edit=ProviderEditKind(edit),
                 wire_type="clear_tool_uses_20250919",
                 trigger="tool_uses>3",
                 cleared_items=2,

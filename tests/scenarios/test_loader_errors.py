@@ -43,6 +43,13 @@ BAD_HANDLING = scenario(
         '      default: {text: "ok"}\n      provider_side: {handling: drop}\n',
     )
 )
+UNKNOWN_EDIT = scenario(  # a value ProviderContextEdited.edit can never hold
+    replace=(
+        '  answers: ["ok"]\n',
+        '  answers: ["ok"]\n  events:\n    items:\n'
+        "      - {kind: ProviderContextEdited, edit: clear_tools, compaction: compacted}\n",
+    )
+)
 
 CASES = {
     "typo": (
@@ -92,6 +99,12 @@ CASES = {
         BAD_HANDLING,
         "10: providers.openai.main.fake.provider_side.handling: expected one of 'honour',"
         " 'ignore' or 'reject', found 'drop'",
+    ),
+    "provider-edit-value": (
+        UNKNOWN_EDIT,
+        "16: expect.events.items[0].edit: expected a ProviderContextEdited.edit:"
+        " clear_tool_uses, clear_thinking, compaction, found 'clear_tools'"
+        " (did you mean 'clear_tool_uses'?)",
     ),
     "union": (
         UNION,

@@ -33,7 +33,7 @@ from harness.events import (
     TurnOutcome,
     TurnStarted,
 )
-from harness.runtime import BudgetRule, WindowSource
+from harness.runtime import BudgetRule, CompactionOutcome, ProviderEditKind, WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 
 PROVIDER = "fakeai"
@@ -258,6 +258,7 @@ class Script:
         cleared: int | None = None,
         compaction: str | None = None,
         fallback: str | None = None,
+        compaction_tokens: tuple[int, int] | None = None,
     ) -> None:
         """An edit the provider reports for ``call_id`` (after its ``ProviderCallFinished``)."""
         self._emit(
@@ -267,13 +268,15 @@ class Script:
                 provider=self.provider,
                 provider_kind=KIND,
                 model=self.model,
-                edit=edit,
+                edit=ProviderEditKind(edit),
                 wire_type=f"{edit}_wire",
                 trigger="input_tokens>4000",
                 cleared_items=3 if cleared else None,
                 cleared_input_tokens=cleared,
-                compaction=compaction,
                 fallback=fallback,
+                compaction=CompactionOutcome(compaction) if compaction else None,
+                compaction_input_tokens=compaction_tokens[0] if compaction_tokens else None,
+                compaction_output_tokens=compaction_tokens[1] if compaction_tokens else None,
             )
         )
 
@@ -294,7 +297,7 @@ class Script:
 
 def full_turn(script: Script) -> None:
     """Proactive trim, reported-usage trim, a tool, an overflow recovered, provider-side
-    edits (a clearing and a failed compaction), a turn-limit trim."""
+    edits (a clearing, then a compaction reporting its own usage), a turn-limit trim."""
     script.turn()
     script.budget()
     script.trim(TrimTrigger.PROACTIVE)
@@ -307,7 +310,10 @@ def full_turn(script: Script) -> None:
     script.trim(TrimTrigger.REACTIVE, dropped_turns=3)
     edited = script.call(5000, compacted=True)
     script.provider_edit(edited, "clear_tool_uses", cleared=1200)
-    script.provider_edit(edited, "compaction", compaction="failed")
+    # the compaction step's own usage (Anthropic's usage iterations)
+    script.provider_edit(
+        edited, "compaction", compaction="compacted", compaction_tokens=(52_000, 900)
+    )
     script.trim(TrimTrigger.TURN_LIMIT, dropped_turns=1)
     script.end_turn()
 

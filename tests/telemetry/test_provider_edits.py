@@ -20,7 +20,9 @@ def _session() -> Script:
     failed = script.call(5000)
     script.provider_edit(failed, "compaction", compaction="failed")
     compacted = script.call(5000)
-    script.provider_edit(compacted, "compaction", compaction="compacted")
+    script.provider_edit(
+        compacted, "compaction", compaction="compacted", compaction_tokens=(52_000, 900)
+    )
     script.trim(TrimTrigger.REPORTED_USAGE)
     script.end_turn()
     return script
@@ -41,6 +43,11 @@ def test_an_edit_marks_its_call_compacted_and_a_failed_compaction_does_not(
     assert event.attributes[n.ATTR_PROVIDER_EDIT] == "clear_tool_uses"
     assert event.attributes[n.ATTR_PROVIDER_EDIT_CLEARED_TOKENS] == 1200
     assert event.attributes[n.ATTR_PROVIDER_EDIT_TRIGGER] == "input_tokens>4000"
+    assert n.ATTR_PROVIDER_EDIT_COMPACTION_INPUT not in event.attributes
+    [step] = [e for e in calls["s1-c3"].events if e.name == n.EVENT_PROVIDER_CONTEXT_EDITED]
+    assert step.attributes is not None
+    assert step.attributes[n.ATTR_PROVIDER_EDIT_COMPACTION_INPUT] == 52_000
+    assert step.attributes[n.ATTR_PROVIDER_EDIT_COMPACTION_OUTPUT] == 900
 
 
 def test_edits_and_their_tokens_are_counted_by_kind_beside_client_trims(
@@ -63,6 +70,9 @@ def test_edits_and_their_tokens_are_counted_by_kind_beside_client_trims(
     assert value(harness.registry, cleared, edit="clear_tool_uses", provider=PROVIDER) == 1200
     trimmed = n.TRIMMED_TOKENS.name
     assert value(harness.registry, trimmed, trigger="reported_usage", provider=PROVIDER) == 2000
+    compaction = n.PROVIDER_COMPACTION_TOKENS.name
+    assert value(harness.registry, compaction, token_type="input", provider=PROVIDER) == 52_000
+    assert value(harness.registry, compaction, token_type="output", provider=PROVIDER) == 900
 
 
 def test_a_failed_endpoint_compaction_says_the_client_trim_took_over(harness: Harness) -> None:

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.events import EVENT_KINDS, event_kind
+from harness.events import (
+    EVENT_KINDS,
+    CompactionOutcome,
+    ProviderContextEdited,
+    ProviderEditKind,
+    event_kind,
+)
 from harness.telemetry import (
     TranscriptError,
     TranscriptWriter,
@@ -108,3 +114,20 @@ def test_writes_to_an_open_stream() -> None:
         "HistoryTrimmed",
         "TurnStarted",
     ]
+
+
+def test_optional_enum_fields_are_read_back_as_enums() -> None:
+    edited = next(e for e in scripted_session() if isinstance(e, ProviderContextEdited))
+    record = json.loads(json.dumps(event_to_record(edited)))
+    back = event_from_record({**record, "compaction": "failed"})
+    assert isinstance(back, ProviderContextEdited)
+    assert type(back.edit) is ProviderEditKind
+    assert type(back.compaction) is CompactionOutcome
+    assert back.compaction is CompactionOutcome.FAILED
+
+
+def test_an_unknown_enum_value_is_an_error() -> None:
+    edited = next(e for e in scripted_session() if isinstance(e, ProviderContextEdited))
+    record = {**event_to_record(edited), "compaction": "half"}
+    with pytest.raises(TranscriptError, match=r"ProviderContextEdited\.compaction"):
+        event_from_record(record)
