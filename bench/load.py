@@ -193,7 +193,7 @@ HARNESS_RUNS: dict[str, Observed] = {
 def cache_loss_off() -> Iterator[None]:
     """The agent's cache-loss bookkeeping as no-ops, for the ``caching off`` run only."""
     saved = SentRequests.started, SentRequests.succeeded
-    SentRequests.started = lambda self, route, rows: None  # type: ignore[method-assign]
+    SentRequests.started = lambda self, route, rows, tokens=None: None  # type: ignore[method-assign]
     SentRequests.succeeded = lambda self, route: None  # type: ignore[method-assign]
     try:
         yield

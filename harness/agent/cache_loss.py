@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from harness.runtime import ChatMessage, estimate_history_tokens
-from harness.runtime.estimate import current_turn_start, row_costs
 
 _CONTENT, _ROLE = attrgetter("content"), attrgetter("role")
 
@@ -60,37 +59,21 @@ class RowKeys:
         return next(i for i, (mine, theirs) in enumerate(pairs) if mine != theirs)
 
 
-def _tokens(rows: Sequence[ChatMessage], older: bool) -> int:
-    """Every row priced as an older row, or as a row of the current turn."""
-    return sum(row_costs(rows, len(rows) if older else 0))
-
-
 @dataclass(frozen=True, slots=True)
 class Sent:
     """What the cache loss needs of one request: its estimate and its rows' keys."""
 
     tokens: int
     """``estimate_history_tokens`` of the request."""
-    older_tokens: int
-    """Every row priced as an older row: unlike ``tokens`` a plain sum over rows, so a
-    request that extends the previous one adds only its new rows' costs."""
     keys: RowKeys
 
     @classmethod
-    def of(cls, rows: Sequence[ChatMessage], previous: Sent | None = None) -> Sent:
-        """The request ``rows``. With ``previous`` (an earlier request of the route), its
-        sum is reused when ``rows`` starts with its rows: per call, the keys' C-level
-        passes and the new rows' costs, not a second estimate of the whole history
-        (measured in docs/decisions.md)."""
-        keys = RowKeys.of(rows)
-        start, older = 0, 0
-        if previous is not None and keys.starts(previous.keys):
-            start, older = len(previous.keys), previous.older_tokens
-        older += _tokens(rows[start:], older=True)
-        # The estimate prices the current turn's rows (from its anchor) as current rows.
-        tail = rows[current_turn_start(rows) :]
-        tokens = older - _tokens(tail, older=True) + _tokens(tail, older=False)
-        return cls(tokens, older, keys)
+    def of(cls, rows: Sequence[ChatMessage], tokens: int | None = None) -> Sent:
+        """The request ``rows``; ``tokens`` is their estimate when the caller has it (the
+        loop's capacity check measured exactly these rows just before), so per call only
+        the keys' C-level pass is left (measured in docs/decisions.md)."""
+        estimate = estimate_history_tokens(rows) if tokens is None else tokens
+        return cls(estimate, RowKeys.of(rows))
 
     def lost(self, trimmed: Sequence[ChatMessage]) -> int:
         """Tokens of this request that ``trimmed`` no longer starts with."""
@@ -108,9 +91,9 @@ class SentRequests:
     _pending: dict[str, Sent] = field(default_factory=dict)
     _sent: dict[str, Sent] = field(default_factory=dict)
 
-    def started(self, route: str, rows: Sequence[ChatMessage]) -> None:
-        previous = self._pending.get(route) or self._sent.get(route)
-        self._pending[route] = Sent.of(rows, previous)
+    def started(self, route: str, rows: Sequence[ChatMessage], tokens: int | None = None) -> None:
+        """``tokens``: ``estimate_history_tokens(rows)``, when the caller already has it."""
+        self._pending[route] = Sent.of(rows, tokens)
 
     def succeeded(self, route: str) -> None:
         sent = self._pending.pop(route, None)

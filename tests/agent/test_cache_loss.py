@@ -120,16 +120,33 @@ def test_the_kept_digests_give_exactly_the_loss_of_the_rows(
     assert sent_loss(last, trimmed) == lost_prefix_tokens(last, trimmed)
 
 
-@given(histories, histories, histories)
-def test_a_request_kept_on_top_of_an_earlier_one_has_the_whole_estimate(
-    earlier: list[ChatMessage], more: list[ChatMessage], other: list[ChatMessage]
+@given(last_and_trimmed())
+def test_the_estimate_the_caller_hands_in_gives_the_same_loss(
+    case: tuple[list[ChatMessage], list[ChatMessage]],
 ) -> None:
-    """``Sent.of`` reuses an earlier request's sum only when the rows extend it."""
-    rows = earlier + more
-    for previous in (Sent.of(earlier), Sent.of(other), Sent.of(rows)):
-        sent = Sent.of(rows, previous)
-        assert sent.tokens == estimate_history_tokens(rows)
-        assert sent == Sent.of(rows)
+    """The loop hands in the estimate its capacity check measured; the loss is the one the
+    rows define."""
+    last, trimmed = case
+    sent = SentRequests()
+    sent.started("r", last, estimate_history_tokens(last))
+    sent.succeeded("r")
+    assert sent.loss("r", trimmed) == lost_prefix_tokens(last, trimmed)
+    assert Sent.of(last, estimate_history_tokens(last)) == Sent.of(last)
+
+
+def test_the_loop_hands_in_the_estimate_of_the_rows_alone() -> None:
+    """With native tools the capacity check's estimate includes the tool schemas; the
+    request kept for the cache loss is priced on its rows only (the schemas come first in
+    every request and cancel out)."""
+    rig = build_rig(
+        profile=RuntimeProfile(max_context_tokens=100_000),
+        script=fakes.FakeScript(default=fakes.say("ok")),
+    )
+    asyncio.run(rig.agent.turn("hello"))
+    [(route, request)] = rig.sent.requests
+    assert request.tools  # the schemas were sent, so the two estimates differ
+    # Against an empty history every row of the last request is lost: its whole estimate.
+    assert rig.agent.announcer.sent.loss(route, []) == estimate_history_tokens(request.messages)
 
 
 @given(st.lists(st.tuples(histories, st.booleans()), min_size=1, max_size=5), histories)
