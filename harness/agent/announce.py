@@ -367,4 +367,5 @@ async def announced_turn(
         tally.outcome, tally.error_type = TurnOutcome.ERROR, type(exc).__name__
         raise
     finally:
+        announcer.sent.settle()  # the turn's requests as keys: an idle session holds no rows
         announcer.turn_finished(tally.outcome, tally.iterations, tally.error_type)
