@@ -381,7 +381,7 @@ def report(
             [[labels[k], f"{calls[k]:,}", f"{rate[k]:,.0f}", f"{cpu[k]:.3f} ms"] for k in runs],
         )
     )
-    overhead = rate["baseline"] / rate["harness"] - 1
+    overhead, spread = _paired(runs["baseline"], runs["harness"])
     observers = rate["harness"] / rate["observers"] - 1
     apart = {key: rate["harness"] / rate[key] - 1 for key in ("sampled", "otel", "prometheus")}
     caching = rate["nocache"] / rate["harness"] - 1
@@ -392,7 +392,8 @@ def report(
     sessions = f"{MEMORY_SESSIONS} sessions"
     info = "(information)"
     rows_out = [
-        ["harness overhead: baseline calls/s ÷ harness calls/s − 1", f"{overhead:+.1%}"],
+        [f"harness overhead: baseline calls/s ÷ harness calls/s − 1, median of {ROUNDS}"
+         f" rounds (each {spread})", f"{overhead:+.1%}"],
         ["observers on vs off: off calls/s ÷ on calls/s − 1", f"{observers:+.1%}"],
         ["harness CPU per call ÷ baseline CPU per call − 1", f"{cpu_overhead:+.1%}"],
         ["observers CPU per call, on ÷ off − 1", f"{cpu_observers:+.1%}"],
@@ -434,6 +435,14 @@ def report(
     say(
         table(["measure", "value", "goal"], [[*r, g] for r, g in zip(rows_out, goals, strict=True)])
     )
+
+
+def _paired(base: Sequence[Measured], other: Sequence[Measured]) -> tuple[float, str]:
+    """``base`` calls/s ÷ ``other`` calls/s − 1 per round, the two measured back to back
+    in it (a machine whose speed drifts between rounds slows both alike), the median of
+    the rounds; and the rounds' values from least to most, to show the noise."""
+    ratios = sorted(b.rate / o.rate - 1 for b, o in zip(base, other, strict=True))
+    return statistics.median(ratios), " ".join(f"{r:+.0%}" for r in ratios)
 
 
 def _uncached(plan: LoadPlan) -> LoadPlan:
