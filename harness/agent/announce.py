@@ -151,10 +151,12 @@ class Announcer:
         compacted: bool,
         *,
         rows: Sequence[ChatMessage] | None = None,
+        row_tokens: int | None = None,
     ) -> None:
-        """``rows``: the request's history, remembered for the cache loss of later trims."""
+        """``rows``: the request's history, remembered for the cache loss of later trims;
+        ``row_tokens``: their estimate, when the caller has measured it (else measured)."""
         if rows is not None:
-            self.sent.started(call.route.provider, rows)
+            self.sent.started(call.route.provider, rows, row_tokens)
         self.bus.publish(
             ProviderCallStarted(
                 **self._stamp(),
@@ -394,4 +396,5 @@ async def announced_turn(
         tally.outcome, tally.error_type = TurnOutcome.ERROR, type(exc).__name__
         raise
     finally:
+        announcer.sent.settle()  # the turn's requests as keys: an idle session holds no rows
         announcer.turn_finished(tally.outcome, tally.iterations, tally.error_type)

@@ -7,8 +7,9 @@ request caches nothing) that the trimmed history no longer starts with:
 ``estimate(last) - estimate(common leading rows of last and trimmed)``. Tool schemas come
 first in both and cancel out. Nothing sent yet on the route: nothing to lose (0).
 
-Only what that needs is kept of a request, not its rows: an idle session would otherwise
-keep a rendered copy of its last request alive (3× its history's text, issue 16). Kept:
+Between turns only what that needs is kept of a request, not its rows: an idle session
+would otherwise keep a rendered copy of its last request alive (3× its history's text,
+issue 16); within a turn the rows are held and the keys made at its end (``Sent``). Kept:
 the request's estimate, and 8 bytes a row (``RowKeys``, ``hash((role, content))``):
 equal rows have equal keys, so the common leading rows are found on the keys, and those
 rows being equal row for row, ``estimate(last[:kept])`` is ``estimate(trimmed[:kept])``.
@@ -27,7 +28,6 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from harness.runtime import ChatMessage, estimate_history_tokens
-from harness.runtime.estimate import current_turn_start, row_costs
 
 _CONTENT, _ROLE = attrgetter("content"), attrgetter("role")
 
@@ -60,37 +60,38 @@ class RowKeys:
         return next(i for i, (mine, theirs) in enumerate(pairs) if mine != theirs)
 
 
-def _tokens(rows: Sequence[ChatMessage], older: bool) -> int:
-    """Every row priced as an older row, or as a row of the current turn."""
-    return sum(row_costs(rows, len(rows) if older else 0))
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(eq=False, slots=True)
 class Sent:
-    """What the cache loss needs of one request: its estimate and its rows' keys."""
+    """What the cache loss needs of one request: its estimate, and its rows' keys. The
+    keys are made when first needed (a trim, or the end of the turn: ``settle``), not per
+    call: a turn makes several calls, each extending the last, and only the last
+    successful one's keys are ever read. Until then the request's rows are held (a
+    tuple of the row objects the request already holds, no copy of their text)."""
 
     tokens: int
     """``estimate_history_tokens`` of the request."""
-    older_tokens: int
-    """Every row priced as an older row: unlike ``tokens`` a plain sum over rows, so a
-    request that extends the previous one adds only its new rows' costs."""
-    keys: RowKeys
+    _rows: tuple[ChatMessage, ...] | None
+    _keys: RowKeys | None = None
 
     @classmethod
-    def of(cls, rows: Sequence[ChatMessage], previous: Sent | None = None) -> Sent:
-        """The request ``rows``. With ``previous`` (an earlier request of the route), its
-        sum is reused when ``rows`` starts with its rows: per call, the keys' C-level
-        passes and the new rows' costs, not a second estimate of the whole history
-        (measured in docs/decisions.md)."""
-        keys = RowKeys.of(rows)
-        start, older = 0, 0
-        if previous is not None and keys.starts(previous.keys):
-            start, older = len(previous.keys), previous.older_tokens
-        older += _tokens(rows[start:], older=True)
-        # The estimate prices the current turn's rows (from its anchor) as current rows.
-        tail = rows[current_turn_start(rows) :]
-        tokens = older - _tokens(tail, older=True) + _tokens(tail, older=False)
-        return cls(tokens, older, keys)
+    def of(cls, rows: Sequence[ChatMessage], tokens: int | None = None) -> Sent:
+        """The request ``rows``; ``tokens`` is their estimate when the caller has it (the
+        loop's capacity check measured exactly these rows just before), so per call no
+        pass over the rows is left but the tuple's copy of their references (measured in
+        docs/decisions.md)."""
+        estimate = estimate_history_tokens(rows) if tokens is None else tokens
+        return cls(estimate, tuple(rows))
+
+    @property
+    def keys(self) -> RowKeys:
+        if self._keys is None:
+            self._keys = RowKeys.of(self._rows or ())  # rows are set until keys are
+            self._rows = None
+        return self._keys
+
+    def settle(self) -> None:
+        """Keys made now, rows let go."""
+        self.keys  # noqa: B018 -- the property makes them
 
     def lost(self, trimmed: Sequence[ChatMessage]) -> int:
         """Tokens of this request that ``trimmed`` no longer starts with."""
@@ -108,9 +109,17 @@ class SentRequests:
     _pending: dict[str, Sent] = field(default_factory=dict)
     _sent: dict[str, Sent] = field(default_factory=dict)
 
-    def started(self, route: str, rows: Sequence[ChatMessage]) -> None:
-        previous = self._pending.get(route) or self._sent.get(route)
-        self._pending[route] = Sent.of(rows, previous)
+    def started(self, route: str, rows: Sequence[ChatMessage], tokens: int | None = None) -> None:
+        """``tokens``: ``estimate_history_tokens(rows)``, when the caller already has it."""
+        self._pending[route] = Sent.of(rows, tokens)
+
+    def settle(self) -> None:
+        """At the end of a turn: the last successful requests keep their keys, not their
+        rows (an idle session holds 8 bytes a row of them), and a request still pending
+        was refused or abandoned: it can no longer succeed."""
+        self._pending.clear()
+        for sent in self._sent.values():
+            sent.settle()
 
     def succeeded(self, route: str) -> None:
         sent = self._pending.pop(route, None)

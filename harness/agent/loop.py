@@ -237,7 +237,13 @@ class ToolLoop:
             stream=self._config.stream,
         )
         self._announcer.provider_call_started(
-            ctx, state.iterations, check.estimate, window, state.crumb_present, rows=call.prepared
+            ctx,
+            state.iterations,
+            check.estimate,
+            window,
+            state.crumb_present,
+            rows=call.prepared,
+            row_tokens=check.message_tokens,  # the estimate of exactly these rows
         )
         reply = await self._send(ctx, request)
         state.final_limits = call.limits

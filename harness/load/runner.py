@@ -24,6 +24,7 @@ from pathlib import Path
 
 import httpx
 
+from harness.agent import Clock
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
@@ -68,6 +69,11 @@ class RunOptions:
     """``--prices``: the summary's cost section is priced with it."""
     price_as: str | None = None
     """``--price-as``: price every call as this model of ``prices``."""
+    overhead_clock: Clock = time.perf_counter
+    """The sessions' stopwatch clock (see ``session``). The agent's stretches between calls
+    never await, so ``time.thread_time`` reads exactly their CPU, which a busy machine's
+    preemption does not inflate (``bench load`` compares sessions by it); round trips
+    measured by that clock mean nothing."""
 
 
 @dataclass(slots=True)
@@ -114,6 +120,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             on_call=metrics.call if metrics else None,
             on_overhead=metrics.overhead.observe if metrics else None,
             session_prefix=options.session_prefix,
+            clock=options.overhead_clock,
         )
         cpu_before = cpu_seconds()
         began = time.monotonic()

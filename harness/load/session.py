@@ -191,6 +191,7 @@ class SessionFactory:
         on_turn: TurnHook | None = None,
         on_overhead: Callable[[float], None] | None = None,
         session_prefix: str = "load-",
+        clock: Clock = time.perf_counter,
     ) -> None:
         missing = [p.ref for p in template.providers if p.ref not in base_urls]
         if missing:
@@ -205,6 +206,7 @@ class SessionFactory:
         self.on_turn = on_turn
         self.on_overhead = on_overhead
         self.session_prefix = session_prefix
+        self.clock = clock  # the stopwatches' (the agents keep perf_counter for events)
         self.routes = route_table(template)
         self.tools = ToolBox({t.name: _tool(t) for t in template.tools})
 
@@ -245,7 +247,7 @@ class SessionFactory:
     ) -> SessionOutcome:
         """Run session ``index`` for ``turns`` turns, or until ``deadline`` (monotonic);
         ``slot`` is the worker running it (it picks the connection pool)."""
-        watch = Stopwatch(self.samples, on_overhead=self.on_overhead)
+        watch = Stopwatch(self.samples, self.clock, on_overhead=self.on_overhead)
         agent = self.agent(index, watch, slot)
         errors = 0
         for turn in range(turns):

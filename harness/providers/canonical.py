@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TypeAlias
 
 from harness.providers.images import (
@@ -98,11 +99,15 @@ WireRow: TypeAlias = SystemRow | UserRow | AssistantRow | ToolRow
 def decode_rows(messages: Sequence[ChatMessage]) -> tuple[WireRow, ...]:
     """Decode canonical rows; raises ``ValueError`` for a role outside the four of spec 1.1."""
     start = current_turn_start(messages)
-    return tuple(
+    # Every call re-sends the history, so the older rows are looked up in a C-level map
+    # (no Python loop per row), with ``current`` passed by position: the cache's key is
+    # then a plain pair (a keyword doubles the cost of a hit).
+    older = map(decoded_row, messages[:start], repeat(False))
+    return (
+        *older,
         # Only tool rows and user rows (carriers) decode differently in the current turn;
         # the others are looked up as older rows whatever their place, one entry each.
-        decoded_row(row, current=index >= start and row.role in _TURN_SENSITIVE)
-        for index, row in enumerate(messages)
+        *(decoded_row(row, row.role in _TURN_SENSITIVE) for row in messages[start:]),
     )
 
 
@@ -114,7 +119,7 @@ DECODE_CACHE_ROWS = 8192
 
 
 @functools.lru_cache(maxsize=DECODE_CACHE_ROWS)
-def decoded_row(row: ChatMessage, *, current: bool) -> WireRow:
+def decoded_row(row: ChatMessage, current: bool) -> WireRow:
     """Decode one row. Remembered: every request re-sends the whole history, so without
     it each call would parse every tool row's JSON again. Decoding is a pure function of
     the row (and whether it belongs to the current turn) and decoded rows are immutable."""

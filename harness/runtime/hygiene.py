@@ -82,16 +82,18 @@ class OrphanSweep(NamedTuple):
 
 def _drop_unresolved_back_to_back_dispatches(rows: list[ChatMessage], orphan_ids: list[str]) -> int:
     removed, i = 0, 0
+    # Whether rows[i - 1] is a dispatch (an assistant row with call ids), carried along
+    # rather than asked of the previous row again: the sweep runs before every call.
+    previous_is_dispatch = False
     while i < len(rows):
         doomed = _call_ids(rows[i])
         # The previous row is directly adjacent, so nothing can have answered it in between:
         # a dispatch that follows another dispatch always means the first went unanswered.
-        previous_is_dispatch = (
-            i > 0 and rows[i - 1].role == "assistant" and _call_ids(rows[i - 1]) is not None
-        )
         if doomed is None or not previous_is_dispatch:
+            previous_is_dispatch = doomed is not None
             i += 1
             continue
+        # rows[i] goes (with its results); rows[i - 1] stays the previous row, a dispatch.
         orphan_ids.extend(doomed)
         del rows[i]
         removed += 1

@@ -120,28 +120,52 @@ def test_the_kept_digests_give_exactly_the_loss_of_the_rows(
     assert sent_loss(last, trimmed) == lost_prefix_tokens(last, trimmed)
 
 
-@given(histories, histories, histories)
-def test_a_request_kept_on_top_of_an_earlier_one_has_the_whole_estimate(
-    earlier: list[ChatMessage], more: list[ChatMessage], other: list[ChatMessage]
+@given(last_and_trimmed())
+def test_the_estimate_the_caller_hands_in_gives_the_same_loss(
+    case: tuple[list[ChatMessage], list[ChatMessage]],
 ) -> None:
-    """``Sent.of`` reuses an earlier request's sum only when the rows extend it."""
-    rows = earlier + more
-    for previous in (Sent.of(earlier), Sent.of(other), Sent.of(rows)):
-        sent = Sent.of(rows, previous)
-        assert sent.tokens == estimate_history_tokens(rows)
-        assert sent == Sent.of(rows)
+    """The loop hands in the estimate its capacity check measured; the loss is the one the
+    rows define."""
+    last, trimmed = case
+    sent = SentRequests()
+    sent.started("r", last, estimate_history_tokens(last))
+    sent.succeeded("r")
+    assert sent.loss("r", trimmed) == lost_prefix_tokens(last, trimmed)
+    handed, measured = Sent.of(last, estimate_history_tokens(last)), Sent.of(last)
+    assert (handed.tokens, handed.keys) == (measured.tokens, measured.keys)
 
 
-@given(st.lists(st.tuples(histories, st.booleans()), min_size=1, max_size=5), histories)
+def test_the_loop_hands_in_the_estimate_of_the_rows_alone() -> None:
+    """With native tools the capacity check's estimate includes the tool schemas; the
+    request kept for the cache loss is priced on its rows only (the schemas come first in
+    every request and cancel out)."""
+    rig = build_rig(
+        profile=RuntimeProfile(max_context_tokens=100_000),
+        script=fakes.FakeScript(default=fakes.say("ok")),
+    )
+    asyncio.run(rig.agent.turn("hello"))
+    [(route, request)] = rig.sent.requests
+    assert request.tools  # the schemas were sent, so the two estimates differ
+    # Against an empty history every row of the last request is lost: its whole estimate.
+    assert rig.agent.announcer.sent.loss(route, []) == estimate_history_tokens(request.messages)
+
+
+@given(
+    st.lists(st.tuples(histories, st.booleans(), st.booleans()), min_size=1, max_size=5),
+    histories,
+)
 def test_the_loss_is_against_the_last_request_that_succeeded(
-    requests: list[tuple[list[ChatMessage], bool]], trimmed: list[ChatMessage]
+    requests: list[tuple[list[ChatMessage], bool, bool]], trimmed: list[ChatMessage]
 ) -> None:
+    """Whether or not a turn ended (``settle``) after a request, between its calls."""
     sent, last = SentRequests(), None
-    for request, succeeded in requests:
+    for request, succeeded, turn_ended in requests:
         sent.started("r", request)
         if succeeded:
             sent.succeeded("r")
             last = request
+        if turn_ended:
+            sent.settle()
     expected = 0 if last is None else lost_prefix_tokens(last, trimmed)
     assert sent.loss("r", trimmed) == expected
 
@@ -154,6 +178,29 @@ def test_only_a_successful_request_becomes_the_last_sent() -> None:
     sent.started("r", [SYS, A40, OK, B])  # refused: never succeeded
     assert sent.loss("r", [SYS, CRUMB, B]) == estimate_history_tokens([SYS, A40]) - 5
     assert sent.loss("other", [SYS, CRUMB, B]) == 0
+
+
+def test_a_request_refused_in_a_turn_that_ended_never_becomes_the_last_sent() -> None:
+    sent = SentRequests()
+    sent.started("r", [SYS, A40])
+    sent.succeeded("r")
+    sent.started("r", [SYS, B])  # the turn ends (an error, a cancel) before any answer
+    sent.settle()
+    sent.succeeded("r")  # nothing pending any more: the last sent stays [SYS, A40]
+    assert sent.loss("r", [SYS]) == estimate_history_tokens([SYS, A40]) - 5
+
+
+def test_between_turns_the_last_request_is_kept_as_keys_not_rows() -> None:
+    """An idle session must not hold its last request's rows (issue 16's memory)."""
+    rig = build_rig(
+        profile=RuntimeProfile(max_context_tokens=100_000),
+        script=fakes.FakeScript(default=fakes.say("ok")),
+    )
+    asyncio.run(rig.agent.turn("hello"))
+    [(route, request)] = rig.sent.requests
+    kept = rig.agent.announcer.sent._sent[route]  # white box: what it holds
+    assert kept._rows is None
+    assert kept.keys == Sent.of(request.messages).keys
 
 
 def test_each_trim_reports_what_it_cost_the_previous_request() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from fakes import FakeScript, fail
 from fakes.pytest_plugin import FakeServerFactory
-from harness.load import LoadPlan, build_load_fake, default_template, run_sessions
+from harness.load import LoadPlan, RunOptions, build_load_fake, default_template, run_sessions
 from harness.load import runner as load_runner
 
 
@@ -68,3 +68,20 @@ def test_a_plan_refuses_unbounded_or_empty_runs() -> None:
             LoadPlan(template, sessions, concurrency, turns, duration)
     with pytest.raises(ValueError, match="duration"):
         LoadPlan(template, 1, 1, 1, 0.0)
+
+
+@pytest.mark.integration
+def test_the_sessions_stopwatch_reads_the_clock_the_options_give(
+    fake_server: FakeServerFactory,
+) -> None:
+    """``bench load`` times the agent's stretches by the thread's CPU clock; a clock that
+    never moves must give zero overhead for every call (the default clock never does)."""
+    template = default_template(context_window=100_000)
+    running = fake_server.serve(build_load_fake(template.providers[0], counting=False))
+    plan = LoadPlan(template, 2, 2, 2, 30.0, {template.providers[0].ref: running.base_url})
+    frozen = asyncio.run(run_sessions(plan, RunOptions(overhead_clock=lambda: 0.0)))
+    assert frozen.provider_calls > 0
+    assert frozen.overhead.samples == frozen.provider_calls
+    assert (frozen.overhead.p95_ms, frozen.overhead.mean_ms) == (0.0, 0.0)
+    moving = asyncio.run(run_sessions(plan, RunOptions(session_prefix="again-")))
+    assert (moving.overhead.mean_ms or 0.0) > 0.0

@@ -3,11 +3,20 @@
 
 import json
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from harness.runtime import (
+    ChatMessage,
     normalize_system_messages,
     remove_orphaned_tool_messages,
     strip_orphaned_tool_calls_from_assistants,
     trim_to_recent_turns,
+)
+from harness.runtime.hygiene import (
+    _drop_orphan_tool_rows,
+    assistant_tool_call_ids,
+    tool_call_id_of,
 )
 from tests.runtime.builders import asst, call, raw, sys, tool, user
 
@@ -238,3 +247,59 @@ def test_history_without_system_rows_is_unchanged() -> None:
     """Spec 2.2: nothing to merge."""
     history = [user("1"), asst("a")]
     assert normalize_system_messages(history) == history
+
+
+# --- pass 1 against its row-by-row definition ------------------------------------------------
+
+
+def _pass_one_by_definition(rows: list[ChatMessage], orphan_ids: list[str]) -> int:
+    """Pass 1 as first written: each row asks again whether the row before it is a
+    dispatch (the sweep now carries that along)."""
+    removed, i = 0, 0
+    while i < len(rows):
+        doomed = assistant_tool_call_ids(rows[i].content) if rows[i].role == "assistant" else None
+        before = rows[i - 1] if i > 0 else None
+        previous_is_dispatch = (
+            before is not None
+            and before.role == "assistant"
+            and assistant_tool_call_ids(before.content) is not None
+        )
+        if doomed is None or not previous_is_dispatch:
+            i += 1
+            continue
+        orphan_ids.extend(doomed)
+        del rows[i]
+        removed += 1
+        while i < len(rows) and rows[i].role == "tool":
+            result_id = tool_call_id_of(rows[i].content)
+            if result_id is not None and result_id not in doomed:
+                break
+            del rows[i]
+            removed += 1
+    return removed
+
+
+_ids = st.sampled_from(["c1", "c2", "c3"])
+_dispatches = st.lists(_ids, min_size=1, max_size=3).map(lambda ids: call(*ids))
+_sweep_rows = st.one_of(
+    _dispatches,  # thrice as likely as the others: runs of back-to-back dispatches
+    _dispatches,
+    _dispatches,
+    _ids.map(tool),
+    _ids.map(tool),
+    st.just(ChatMessage("assistant", '{"tool_calls": []}')),  # JSON, but no call ids
+    st.just(ChatMessage("tool", "not json")),
+    st.just(user("go")),
+    st.just(asst("done")),
+    st.just(sys()),
+)
+
+
+@given(st.lists(_sweep_rows, max_size=14))
+def test_the_sweep_is_its_row_by_row_definition(history: list[ChatMessage]) -> None:
+    """Back-to-back dispatches (runs of them), their results, stray results and rows of
+    every other kind: the sweep gives what the definition of its two passes gives."""
+    rows, orphan_ids = list(history), list[str]()
+    removed = _pass_one_by_definition(rows, orphan_ids)
+    removed += _drop_orphan_tool_rows(rows, orphan_ids)
+    assert remove_orphaned_tool_messages(history) == (rows, removed, tuple(orphan_ids))
