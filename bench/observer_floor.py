@@ -19,6 +19,7 @@ that reads the program, one tuple per call. Timings are CPU time (``bench.timing
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ from prometheus_client import CollectorRegistry
 
 from harness.events import Event
 from harness.telemetry import names as n
+from harness.telemetry.fanout import Fanout
 from harness.telemetry.metrics import MetricSet
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver, _Children
@@ -65,16 +67,15 @@ def observers_replay(
     events: Sequence[Event], exporter: SpanExporter, registry: CollectorRegistry | None = None
 ) -> Callable[[], None]:
     """A call that publishes ``events`` to fresh observers (built before it is called)."""
-    tracer_provider = provider(exporter)
-    otel = OtelObserver(tracer_provider)
+    lock = threading.Lock()
+    otel = OtelObserver(provider(exporter), lock=lock)
     registry = CollectorRegistry() if registry is None else registry
-    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of)
-    handlers = (otel.on_event, prom.on_event)
+    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of, lock=lock)
+    on_event = Fanout((otel, prom)).on_event
 
     def run() -> None:
         for event in events:
-            for handler in handlers:  # EventBus.publish, without its lock and counters
-                handler(event)
+            on_event(event)  # EventBus.publish, without its lock and counters
         otel.close()
         prom.close()
 

@@ -41,6 +41,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, assert_never
 
 from opentelemetry import trace
@@ -71,10 +73,16 @@ from harness.telemetry.attributes import (
     agent_start_attributes,
     call_finish_attributes,
     call_start_attributes,
-    decision_attributes,
+    decision_attributes_of,
     tool_start_attributes,
 )
-from harness.telemetry.otel_spans import CallSpan, SessionSpans, caused_by, set_outcome
+from harness.telemetry.otel_spans import (
+    CallSpan,
+    SessionSpans,
+    caused_by,
+    names_its_call,
+    set_outcome,
+)
 
 DEFAULT_MAX_SESSIONS = 10_000
 """Sessions whose last trace id is remembered for exemplars (the one whose trace id changed
@@ -84,6 +92,26 @@ _FOLLOW_UP_TRIGGERS = frozenset({TrimTrigger.REACTIVE, TrimTrigger.REPORTED_USAG
 
 
 _Handler = Callable[[Any], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _DecisionKind:
+    """What every decision event of one type shares, looked up once per type."""
+
+    span_event: str
+    outside_span: str  # the short span of one that arrives with no open span
+    attributes: Callable[[Any], Attributes]
+    names_call: bool  # whether it names the call it follows (see ``caused_by``)
+
+    @classmethod
+    def of(cls, event: Decision) -> _DecisionKind:
+        kind = event_kind(event)
+        return cls(
+            n.SPAN_EVENT_OF_KIND[kind],
+            n.OUTSIDE_TURN_SPANS[kind],
+            decision_attributes_of(event),
+            names_its_call(event),
+        )
 
 
 class OtelObserver:
@@ -96,6 +124,7 @@ class OtelObserver:
         clock_to_ns: Callable[[float], int] | None = None,
         operation_name: str = n.OPERATION_CHAT,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        lock: threading.Lock | None = None,
     ) -> None:
         self._tracer = tracer_provider.get_tracer(
             n.INSTRUMENTATION_NAME, schema_url=n.SEMCONV_SCHEMA_URL
@@ -107,14 +136,23 @@ class OtelObserver:
         # session id -> (trace id, its hex form), in the order the trace ids last changed
         self._last_trace: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
         self._handlers: dict[type[Event], _Handler] = {}
-        self._lock = threading.Lock()
+        self.lock = threading.Lock() if lock is None else lock
+        """Held while an event is handled; ``Fanout`` shares one with the metrics observer."""
 
     def on_event(self, event: Event) -> None:
         handler = self._handlers.get(type(event))
         if handler is None:
-            handler = self._handlers[type(event)] = self._dispatch(event)
-        with self._lock:
+            handler = self.unlocked_handler(event)
+        with self.lock:
             handler(event)
+
+    def unlocked_handler(self, event: Event) -> Callable[[Event], None]:
+        """What ``on_event`` does for ``event``'s type, without taking ``lock``: for
+        ``Fanout``, which holds it. Kept per type."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = self._handlers[type(event)] = self._dispatch(event)
+        return handler
 
     def trace_id_of(self, event: Event) -> str | None:
         """Hex trace id of the span that recorded ``event`` (or the session's latest).
@@ -127,7 +165,7 @@ class OtelObserver:
 
     def close(self) -> None:
         """End every span still open (an aborted run), marked ``trimscope.incomplete``."""
-        with self._lock:
+        with self.lock:
             for state in self._sessions.values():
                 self._close_call(state)
                 for span in (*state.tools.values(), state.agent):
@@ -154,13 +192,13 @@ class OtelObserver:
             case ToolCallFinished():
                 return self._tool_finished
             case BudgetResolved() | CapacityChecked():
-                return self._preceding
+                return partial(self._decision, _DecisionKind.of(event), False)
             case HistoryTrimmed():
-                return self._trimmed
+                return partial(self._trimmed, _DecisionKind.of(event))
             case OverflowDetected() | RecoveryAttempted():
-                return self._following
+                return partial(self._decision, _DecisionKind.of(event), True)
             case ProviderContextEdited():
-                return self._provider_edited
+                return partial(self._provider_edited, _DecisionKind.of(event))
             case _:
                 assert_never(event)
 
@@ -271,52 +309,47 @@ class OtelObserver:
 
     # --- decisions ----------------------------------------------------------------------
 
-    def _preceding(self, event: BudgetResolved | CapacityChecked) -> None:
-        self._decision(event, follow_up=False)
+    def _trimmed(self, kind: _DecisionKind, event: HistoryTrimmed) -> None:
+        self._decision(kind, event.trigger in _FOLLOW_UP_TRIGGERS, event)
 
-    def _trimmed(self, event: HistoryTrimmed) -> None:
-        self._decision(event, follow_up=event.trigger in _FOLLOW_UP_TRIGGERS)
-
-    def _following(self, event: OverflowDetected | RecoveryAttempted) -> None:
-        self._decision(event, follow_up=True)
-
-    def _provider_edited(self, event: ProviderContextEdited) -> None:
+    def _provider_edited(self, kind: _DecisionKind, event: ProviderContextEdited) -> None:
         """A span event on its call's span; the context the model saw was compacted, so
         the span says ``gen_ai.conversation.compacted`` (unless the compaction failed)."""
-        self._decision(event, follow_up=True)
+        self._decision(kind, True, event)
         state = self._sessions.get(event.session_id)
         call = state.call if state is not None else None
         if call is not None and call.call_id == event.call_id and event.compaction != "failed":
             call.span.set_attribute(n.GEN_AI_CONVERSATION_COMPACTED, True)
 
-    def _decision(self, event: Decision, *, follow_up: bool) -> None:
+    def _decision(self, kind: _DecisionKind, follow_up: bool, event: Decision) -> None:
+        """A span event on the span it belongs to (``follow_up``: possibly the open call's),
+        else on a short span of its own."""
         state = self._sessions.get(event.session_id)
         target: Span | None = None
         if state is not None:
             call = state.call
-            if call is not None and follow_up and caused_by(event, call):
+            if call is not None and follow_up and caused_by(event, call, kind.names_call):
                 target = call.span
             else:
                 if call is not None:
                     self._close_call(state)
                 target = state.agent
-        kind = event_kind(event)
-        name = n.SPAN_EVENT_OF_KIND[kind]
-        at = self._ns(event.at)
+        clock_to_ns = self._clock_to_ns
+        at = clock_to_ns(event.at) if clock_to_ns is not None else None
         if target is not None:
             if target.is_recording():  # a span the sampler dropped keeps nothing
-                target.add_event(name, decision_attributes(event), timestamp=at)
+                target.add_event(kind.span_event, kind.attributes(event), timestamp=at)
             self._remember(event.session_id, target)
             return
-        attributes = decision_attributes(event)
+        attributes = kind.attributes(event)
         span = self._start(
             event.session_id,
-            n.OUTSIDE_TURN_SPANS[kind],
+            kind.outside_span,
             SpanKind.INTERNAL,
             {n.GEN_AI_CONVERSATION_ID: event.session_id},
             at,
         )
-        span.add_event(name, attributes, timestamp=at)
+        span.add_event(kind.span_event, attributes, timestamp=at)
         span.end(end_time=at)
 
     # --- helpers ------------------------------------------------------------------------
