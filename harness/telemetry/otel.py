@@ -211,13 +211,14 @@ class OtelObserver:
         if state.agent is not None:  # a turn that never finished: close it, marked
             state.agent.set_attribute(n.ATTR_INCOMPLETE, True)
             state.agent.end(end_time=start)
-        agent = state.agent = self._start(
+        agent, state.agent_trace = self._start(
             event.session_id,
             n.agent_span_name(event.agent_name),
             SpanKind.INTERNAL,
             agent_start_attributes(event),
             start,
         )
+        state.agent = agent
         state.parent = trace.set_span_in_context(agent)
 
     def _turn_finished(self, event: TurnFinished) -> None:
@@ -246,10 +247,10 @@ class OtelObserver:
             self._close_call(state)
         name = n.inference_span_name(self._operation, event.model)
         attributes = call_start_attributes(event, self._operation)
-        span = self._start(
+        span, trace_id = self._start(
             event.session_id, name, SpanKind.CLIENT, attributes, self._ns(event.at), state.parent
         )
-        state.call = CallSpan(event.call_id, span, name, attributes)
+        state.call = CallSpan(event.call_id, span, name, attributes, trace_id)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
         state = self._state(event.session_id)
@@ -272,7 +273,7 @@ class OtelObserver:
             previous.span.set_attribute(n.ATTR_ATTEMPT, 1)
         previous.span.end(end_time=previous.end_ns)
         attempt = previous.attempt + 1
-        span = self._start(
+        span, trace_id = self._start(
             event.session_id,
             previous.name,
             SpanKind.CLIENT,
@@ -280,7 +281,9 @@ class OtelObserver:
             previous.end_ns,
             parent,
         )
-        return CallSpan(previous.call_id, span, previous.name, previous.attributes, attempt=attempt)
+        return CallSpan(
+            previous.call_id, span, previous.name, previous.attributes, trace_id, attempt=attempt
+        )
 
     def _tool_started(self, event: ToolCallStarted) -> None:
         state = self._state(event.session_id)
@@ -293,7 +296,7 @@ class OtelObserver:
             tool_start_attributes(event),
             self._ns(event.at),
             state.parent,
-        )
+        )[0]
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         span = self._state(event.session_id).tools.pop(event.call_id, None)
@@ -324,25 +327,28 @@ class OtelObserver:
     def _decision(self, kind: _DecisionKind, follow_up: bool, event: Decision) -> None:
         """A span event on the span it belongs to (``follow_up``: possibly the open call's),
         else on a short span of its own."""
-        state = self._sessions.get(event.session_id)
+        session_id = event.session_id
+        state = self._sessions.get(session_id)
         target: Span | None = None
         if state is not None:
             call = state.call
             if call is not None and follow_up and caused_by(event, call, kind.names_call):
-                target = call.span
+                target, trace_id = call.span, call.trace_id
             else:
                 if call is not None:
                     self._close_call(state)
-                target = state.agent
+                target, trace_id = state.agent, state.agent_trace
         clock_to_ns = self._clock_to_ns
         at = clock_to_ns(event.at) if clock_to_ns is not None else None
         if target is not None:
             if target.is_recording():  # a span the sampler dropped keeps nothing
                 target.add_event(kind.span_event, kind.attributes(event), timestamp=at)
-            self._remember(event.session_id, target)
+            known = self._last_trace.get(session_id)
+            if known is None or known[0] != trace_id:  # else stored already: a lookup only
+                self._remember(session_id, target)
             return
         attributes = kind.attributes(event)
-        span = self._start(
+        span, _ = self._start(
             event.session_id,
             kind.outside_span,
             SpanKind.INTERNAL,
@@ -368,14 +374,13 @@ class OtelObserver:
         attributes: Attributes,
         start_ns: int | None,
         parent: Context | None = None,
-    ) -> Span:
+    ) -> tuple[Span, int]:
         """Start a span (under ``parent``, the turn's context, when given) and note its
-        trace as the session's latest."""
+        trace as the session's latest; the span and its trace id."""
         span = self._tracer.start_span(
             name, context=parent, kind=kind, attributes=attributes, start_time=start_ns
         )
-        self._remember(session_id, span)
-        return span
+        return span, self._remember(session_id, span)
 
     def _close_call(self, state: SessionSpans) -> None:
         call, state.call = state.call, None
@@ -384,15 +389,16 @@ class OtelObserver:
                 call.span.set_attribute(n.ATTR_INCOMPLETE, True)
             call.span.end(end_time=call.end_ns)
 
-    def _remember(self, session_id: str, span: Span) -> None:
+    def _remember(self, session_id: str, span: Span) -> int:
         """Note the session's trace id for ``trace_id_of``: stored (and formatted) only when
         it differs from the one stored, so the spans and span events of one turn (one trace)
-        cost a lookup each."""
+        cost a lookup each. Returns the span's trace id (kept with the span for that
+        lookup)."""
         context = span.get_span_context()
-        trace_id = context.trace_id
+        trace_id: int = context.trace_id
         known = self._last_trace.get(session_id)
         if (known is not None and known[0] == trace_id) or not trace_id:
-            return
+            return trace_id
         last = self._last_trace
         # A trace the sampler dropped is remembered as none: an exemplar must link to a
         # trace that exists, never to an older one of the session.
@@ -401,6 +407,7 @@ class OtelObserver:
         last.move_to_end(session_id)
         while len(last) > self._max_sessions:
             last.popitem(last=False)
+        return trace_id
 
     def _ns(self, at: float) -> int | None:
         return self._clock_to_ns(at) if self._clock_to_ns is not None else None

@@ -22,6 +22,7 @@ class CallSpan:
     span: Span
     name: str
     attributes: Attributes
+    trace_id: int  # the span's, for the trace id lookup of span events put on it
     end_ns: int | None = None  # set at ProviderCallFinished; the span ends when superseded
     attempt: int = 1
 
@@ -31,6 +32,7 @@ class SessionSpans:
     """The spans a session has open."""
 
     agent: Span | None = None
+    agent_trace: int = 0  # the agent span's trace id
     parent: Context | None = None  # the agent span's context, for its children
     call: CallSpan | None = None
     tools: dict[str, Span] = field(default_factory=dict)
