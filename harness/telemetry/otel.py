@@ -129,7 +129,7 @@ class OtelObserver:
         self._tracer = tracer_provider.get_tracer(
             n.INSTRUMENTATION_NAME, schema_url=n.SEMCONV_SCHEMA_URL
         )
-        self._clock_to_ns = clock_to_ns
+        self._ns: Callable[[float], int | None] = clock_to_ns or _no_clock  # one call an event
         self._operation = operation_name
         self._max_sessions = max_sessions
         self._sessions: dict[str, SessionSpans] = {}
@@ -205,7 +205,7 @@ class OtelObserver:
     # --- turns, calls, tools ------------------------------------------------------------
 
     def _turn_started(self, event: TurnStarted) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         self._close_call(state)
         start = self._ns(event.at)
         if state.agent is not None:  # a turn that never finished: close it, marked
@@ -242,7 +242,7 @@ class OtelObserver:
         agent.end(end_time=end)
 
     def _call_started(self, event: ProviderCallStarted) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         if state.call is not None:
             self._close_call(state)
         name = n.inference_span_name(self._operation, event.model)
@@ -253,7 +253,7 @@ class OtelObserver:
         state.call = CallSpan(event.call_id, span, name, attributes, trace_id)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         call = state.call
         if call is None or call.call_id != event.call_id:
             return  # a finish without its start: nothing to attach it to
@@ -286,7 +286,7 @@ class OtelObserver:
         )
 
     def _tool_started(self, event: ToolCallStarted) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         if state.call is not None:
             self._close_call(state)
         state.tools[event.call_id] = self._start(
@@ -299,7 +299,8 @@ class OtelObserver:
         )[0]
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
-        span = self._state(event.session_id).tools.pop(event.call_id, None)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
+        span = state.tools.pop(event.call_id, None)
         if span is None:
             return
         if span.is_recording():
@@ -338,8 +339,7 @@ class OtelObserver:
                 if call is not None:
                     self._close_call(state)
                 target, trace_id = state.agent, state.agent_trace
-        clock_to_ns = self._clock_to_ns
-        at = clock_to_ns(event.at) if clock_to_ns is not None else None
+        at = self._ns(event.at)
         if target is not None:
             if target.is_recording():  # a span the sampler dropped keeps nothing
                 target.add_event(kind.span_event, kind.attributes(event), timestamp=at)
@@ -380,7 +380,11 @@ class OtelObserver:
         span = self._tracer.start_span(
             name, context=parent, kind=kind, attributes=attributes, start_time=start_ns
         )
-        return span, self._remember(session_id, span)
+        trace_id: int = span.get_span_context().trace_id
+        known = self._last_trace.get(session_id)
+        if known is None or known[0] != trace_id:  # else stored already: a lookup only
+            self._remember(session_id, span)
+        return span, trace_id
 
     def _close_call(self, state: SessionSpans) -> None:
         call, state.call = state.call, None
@@ -409,8 +413,10 @@ class OtelObserver:
             last.popitem(last=False)
         return trace_id
 
-    def _ns(self, at: float) -> int | None:
-        return self._clock_to_ns(at) if self._clock_to_ns is not None else None
+
+def _no_clock(at: float) -> None:
+    """Span times from the SDK's wall clock (no ``clock_to_ns``)."""
+    return None
 
 
 def event_clock_ns(at: float) -> int:
