@@ -4,8 +4,8 @@ One load run's events are recorded once. Then, interleaved, one call each per ro
 fresh tracer provider (every trace recorded, a simple processor, spans dropped by the
 exporter) and a fresh registry each time:
 
-- **observers**: the events published, in order, to ``OtelObserver`` then
-  ``PrometheusObserver`` (as ``build_telemetry`` wires them);
+- **observers**: the events published, in order, to one ``Fanout`` of ``OtelObserver``
+  then ``PrometheusObserver`` sharing a lock (as ``build_telemetry`` wires them);
 - **SDK floor**: the spans, span events, attributes, statuses and metric updates those
   observers made for these events, replayed straight into the OpenTelemetry SDK and
   prometheus-client from a flat program recorded beforehand (recording proxies around
