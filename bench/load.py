@@ -49,15 +49,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, Sampler, TraceIdRatioBased
 from prometheus_client import CollectorRegistry
 
-from bench.observer_floor import (
-    GOAL_FLOOR_RATIO,
-    EventRecorder,
-    counts,
-    floor_replay,
-    observers_replay,
-    record_program,
-)
-from bench.timing import measure as measure_calls
+from bench.observer_floor import FLOOR_ROUNDS, GOAL_FLOOR_RATIO, EventRecorder, Floor, compare
 from bench.timing import table
 from harness.agent import Agent
 from harness.agent.cache_loss import SentRequests
@@ -71,7 +63,6 @@ from harness.progress import Tracker, tracker
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 ROUNDS = 5  # medians of five: a single round on 2 shared cores varies by ±5%
-FLOOR_ROUNDS = 7
 SHORT_TURNS, SHORT_SESSIONS, LONG_TURNS, LONG_SESSIONS, LENGTH_ROUNDS = 20, 20, 300, 4, 3
 GOAL_SESSION_LENGTH = 1.1  # issue 15: per-call agent time, long ÷ short sessions
 GOAL_MEMORY = 1.25  # issue 15: an idle 50-turn session's memory ÷ its history's text
@@ -269,51 +260,12 @@ def _median(values: Sequence[Measured], key: Callable[[Measured], float]) -> flo
     return statistics.median(key(v) for v in values)
 
 
-@dataclass(frozen=True, slots=True)
-class Floor:
-    observers_ms: float
-    floor_ms: float
-    events: int
-    calls: dict[str, int]
-
-    @property
-    def ratio(self) -> float:
-        return self.observers_ms / self.floor_ms
-
-
-class _Fresh:
-    """Each call runs the next of ``runs`` replays built beforehand (fresh provider and
-    registry each), so no call finds state a previous one left."""
-
-    def __init__(self, build: Callable[[], Callable[[], None]], runs: int) -> None:
-        self._runs = [build() for _ in range(runs)]
-
-    def __call__(self) -> None:
-        self._runs.pop()()
-
-
 async def observer_floor(plan: LoadPlan, say: Callable[[str], None]) -> Floor:
     """The observers on one recorded run's events against the SDK floor (observer_floor)."""
     say("recording one run's events, then the observers and the SDK floor on them ...")
     recorder = EventRecorder()
     await run_sessions(plan, RunOptions(observers=(recorder,), session_prefix="events-"))
-    events = recorder.events
-    program = record_program(events, DiscardSpans())
-    runs = FLOOR_ROUNDS + 1  # measure() warms up with one call each
-    samples = measure_calls(
-        {
-            "observers": _Fresh(lambda: observers_replay(events, DiscardSpans()), runs),
-            "floor": _Fresh(lambda: floor_replay(program, DiscardSpans()), runs),
-        },
-        FLOOR_ROUNDS,
-        RUN_LIMIT_S,
-    )
-    return Floor(
-        samples["observers"][0].median_ns / 1e6,
-        samples["floor"][0].median_ns / 1e6,
-        len(events),
-        counts(program),
-    )
+    return compare(recorder.events, FLOOR_ROUNDS, DiscardSpans)
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,10 +381,7 @@ def report(
     goals += [f"{memory_ratio:.2f}× its text, " + _ratio_goal(memory_ratio, GOAL_MEMORY)]
     goals += [info] * (len(rows_out) - len(goals))
     say("")
-    say(
-        f"observers on one recorded run's events: {floor.observers_ms:.1f} ms CPU; the same"
-        f" SDK calls made directly (the floor): {floor.floor_ms:.1f} ms"
-    )
+    say(floor.summary())
     say("  floor calls: " + ", ".join(f"{v:,} {k}" for k, v in floor.calls.items() if v))
     say("")
     say("Ratios and goals")

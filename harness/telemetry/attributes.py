@@ -6,8 +6,8 @@ attribute that is unknown is absent, never ``0`` or ``""``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TypeAlias, assert_never
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias, assert_never
 
 from harness.events import (
     BudgetResolved,
@@ -103,19 +103,25 @@ def tool_start_attributes(event: ToolCallStarted) -> Attributes:
 
 def decision_attributes(event: Decision) -> Attributes:
     """The ``trimscope.*`` attributes of a decision's span event."""
+    return decision_attributes_of(event)(event)
+
+
+def decision_attributes_of(event: Decision) -> Callable[[Any], Attributes]:
+    """The function that makes ``event``'s attributes, for every event of its type (the
+    span observer keeps it per type rather than matching each event)."""
     match event:
         case BudgetResolved():
-            return _budget(event)
+            return _budget
         case CapacityChecked():
-            return _capacity(event)
+            return _capacity
         case HistoryTrimmed():
-            return _trim(event)
+            return _trim
         case OverflowDetected():
-            return _overflow(event)
+            return _overflow
         case RecoveryAttempted():
-            return _recovery(event)
+            return _recovery
         case ProviderContextEdited():
-            return _provider_edit(event)
+            return _provider_edit
         case _:
             assert_never(event)
 

@@ -41,6 +41,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, assert_never
 
 from opentelemetry import trace
@@ -72,10 +74,16 @@ from harness.telemetry.attributes import (
     agent_start_attributes,
     call_finish_attributes,
     call_start_attributes,
-    decision_attributes,
+    decision_attributes_of,
     tool_start_attributes,
 )
-from harness.telemetry.otel_spans import CallSpan, SessionSpans, caused_by, set_outcome
+from harness.telemetry.otel_spans import (
+    CallSpan,
+    SessionSpans,
+    caused_by,
+    names_its_call,
+    set_outcome,
+)
 
 DEFAULT_MAX_SESSIONS = 10_000
 """Sessions whose last trace id is remembered for exemplars (the one whose trace id changed
@@ -85,6 +93,26 @@ _FOLLOW_UP_TRIGGERS = frozenset({TrimTrigger.REACTIVE, TrimTrigger.REPORTED_USAG
 
 
 _Handler = Callable[[Any], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _DecisionKind:
+    """What every decision event of one type shares, looked up once per type."""
+
+    span_event: str
+    outside_span: str  # the short span of one that arrives with no open span
+    attributes: Callable[[Any], Attributes]
+    names_call: bool  # whether it names the call it follows (see ``caused_by``)
+
+    @classmethod
+    def of(cls, event: Decision) -> _DecisionKind:
+        kind = event_kind(event)
+        return cls(
+            n.SPAN_EVENT_OF_KIND[kind],
+            n.OUTSIDE_TURN_SPANS[kind],
+            decision_attributes_of(event),
+            names_its_call(event),
+        )
 
 
 class OtelObserver:
@@ -97,25 +125,35 @@ class OtelObserver:
         clock_to_ns: Callable[[float], int] | None = None,
         operation_name: str = n.OPERATION_CHAT,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        lock: threading.Lock | None = None,
     ) -> None:
         self._tracer = tracer_provider.get_tracer(
             n.INSTRUMENTATION_NAME, schema_url=n.SEMCONV_SCHEMA_URL
         )
-        self._clock_to_ns = clock_to_ns
+        self._ns: Callable[[float], int | None] = clock_to_ns or _no_clock  # one call an event
         self._operation = operation_name
         self._max_sessions = max_sessions
         self._sessions: dict[str, SessionSpans] = {}
         # session id -> (trace id, its hex form), in the order the trace ids last changed
         self._last_trace: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
         self._handlers: dict[type[Event], _Handler] = {}
-        self._lock = threading.Lock()
+        self.lock = threading.Lock() if lock is None else lock
+        """Held while an event is handled; ``Fanout`` shares one with the metrics observer."""
 
     def on_event(self, event: Event) -> None:
         handler = self._handlers.get(type(event))
         if handler is None:
-            handler = self._handlers[type(event)] = self._dispatch(event)
-        with self._lock:
+            handler = self.unlocked_handler(event)
+        with self.lock:
             handler(event)
+
+    def unlocked_handler(self, event: Event) -> Callable[[Event], None]:
+        """What ``on_event`` does for ``event``'s type, without taking ``lock``: for
+        ``Fanout``, which holds it. Kept per type."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = self._handlers[type(event)] = self._dispatch(event)
+        return handler
 
     def trace_id_of(self, event: Event) -> str | None:
         """Hex trace id of the span that recorded ``event`` (or the session's latest).
@@ -128,7 +166,7 @@ class OtelObserver:
 
     def close(self) -> None:
         """End every span still open (an aborted run), marked ``trimscope.incomplete``."""
-        with self._lock:
+        with self.lock:
             for state in self._sessions.values():
                 self._close_call(state)
                 for span in (*state.tools.values(), state.agent):
@@ -155,32 +193,33 @@ class OtelObserver:
             case ToolCallFinished():
                 return self._tool_finished
             case BudgetResolved() | CapacityChecked():
-                return self._preceding
+                return partial(self._decision, _DecisionKind.of(event), False)
             case HistoryTrimmed():
-                return self._trimmed
+                return partial(self._trimmed, _DecisionKind.of(event))
             case OverflowDetected() | RecoveryAttempted():
-                return self._following
+                return partial(self._decision, _DecisionKind.of(event), True)
             case ProviderContextEdited():
-                return self._provider_edited
+                return partial(self._provider_edited, _DecisionKind.of(event))
             case _:
                 assert_never(event)
 
     # --- turns, calls, tools ------------------------------------------------------------
 
     def _turn_started(self, event: TurnStarted) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         self._close_call(state)
         start = self._ns(event.at)
         if state.agent is not None:  # a turn that never finished: close it, marked
             state.agent.set_attribute(n.ATTR_INCOMPLETE, True)
             state.agent.end(end_time=start)
-        agent = state.agent = self._start(
+        agent, state.agent_trace = self._start(
             event.session_id,
             n.agent_span_name(event.agent_name),
             SpanKind.INTERNAL,
             agent_start_attributes(event),
             start,
         )
+        state.agent = agent
         state.parent = trace.set_span_in_context(agent)
 
     def _turn_finished(self, event: TurnFinished) -> None:
@@ -204,18 +243,18 @@ class OtelObserver:
         agent.end(end_time=end)
 
     def _call_started(self, event: ProviderCallStarted) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         if state.call is not None:
             self._close_call(state)
         name = n.inference_span_name(self._operation, event.model)
         attributes = call_start_attributes(event, self._operation)
-        span = self._start(
+        span, trace_id = self._start(
             event.session_id, name, SpanKind.CLIENT, attributes, self._ns(event.at), state.parent
         )
-        state.call = CallSpan(event.call_id, span, name, attributes)
+        state.call = CallSpan(event.call_id, span, name, attributes, trace_id)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         call = state.call
         if call is None or call.call_id != event.call_id:
             return  # a finish without its start: nothing to attach it to
@@ -235,7 +274,7 @@ class OtelObserver:
             previous.span.set_attribute(n.ATTR_ATTEMPT, 1)
         previous.span.end(end_time=previous.end_ns)
         attempt = previous.attempt + 1
-        span = self._start(
+        span, trace_id = self._start(
             event.session_id,
             previous.name,
             SpanKind.CLIENT,
@@ -243,10 +282,12 @@ class OtelObserver:
             previous.end_ns,
             parent,
         )
-        return CallSpan(previous.call_id, span, previous.name, previous.attributes, attempt=attempt)
+        return CallSpan(
+            previous.call_id, span, previous.name, previous.attributes, trace_id, attempt=attempt
+        )
 
     def _tool_started(self, event: ToolCallStarted) -> None:
-        state = self._state(event.session_id)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
         if state.call is not None:
             self._close_call(state)
         state.tools[event.call_id] = self._start(
@@ -256,10 +297,11 @@ class OtelObserver:
             tool_start_attributes(event),
             self._ns(event.at),
             state.parent,
-        )
+        )[0]
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
-        span = self._state(event.session_id).tools.pop(event.call_id, None)
+        state = self._sessions.get(event.session_id) or self._state(event.session_id)
+        span = state.tools.pop(event.call_id, None)
         if span is None:
             return
         if span.is_recording():
@@ -272,53 +314,50 @@ class OtelObserver:
 
     # --- decisions ----------------------------------------------------------------------
 
-    def _preceding(self, event: BudgetResolved | CapacityChecked) -> None:
-        self._decision(event, follow_up=False)
+    def _trimmed(self, kind: _DecisionKind, event: HistoryTrimmed) -> None:
+        self._decision(kind, event.trigger in _FOLLOW_UP_TRIGGERS, event)
 
-    def _trimmed(self, event: HistoryTrimmed) -> None:
-        self._decision(event, follow_up=event.trigger in _FOLLOW_UP_TRIGGERS)
-
-    def _following(self, event: OverflowDetected | RecoveryAttempted) -> None:
-        self._decision(event, follow_up=True)
-
-    def _provider_edited(self, event: ProviderContextEdited) -> None:
+    def _provider_edited(self, kind: _DecisionKind, event: ProviderContextEdited) -> None:
         """A span event on its call's span; the context the model saw was compacted, so
         the span says ``gen_ai.conversation.compacted`` (unless the compaction failed)."""
-        self._decision(event, follow_up=True)
+        self._decision(kind, True, event)
         state = self._sessions.get(event.session_id)
         call = state.call if state is not None else None
         failed = event.compaction is CompactionOutcome.FAILED
         if call is not None and call.call_id == event.call_id and not failed:
             call.span.set_attribute(n.GEN_AI_CONVERSATION_COMPACTED, True)
 
-    def _decision(self, event: Decision, *, follow_up: bool) -> None:
-        state = self._sessions.get(event.session_id)
+    def _decision(self, kind: _DecisionKind, follow_up: bool, event: Decision) -> None:
+        """A span event on the span it belongs to (``follow_up``: possibly the open call's),
+        else on a short span of its own."""
+        session_id = event.session_id
+        state = self._sessions.get(session_id)
         target: Span | None = None
         if state is not None:
             call = state.call
-            if call is not None and follow_up and caused_by(event, call):
-                target = call.span
+            if call is not None and follow_up and caused_by(event, call, kind.names_call):
+                target, trace_id = call.span, call.trace_id
             else:
                 if call is not None:
                     self._close_call(state)
-                target = state.agent
-        kind = event_kind(event)
-        name = n.SPAN_EVENT_OF_KIND[kind]
+                target, trace_id = state.agent, state.agent_trace
         at = self._ns(event.at)
         if target is not None:
             if target.is_recording():  # a span the sampler dropped keeps nothing
-                target.add_event(name, decision_attributes(event), timestamp=at)
-            self._remember(event.session_id, target)
+                target.add_event(kind.span_event, kind.attributes(event), timestamp=at)
+            known = self._last_trace.get(session_id)
+            if known is None or known[0] != trace_id:  # else stored already: a lookup only
+                self._remember(session_id, target)
             return
-        attributes = decision_attributes(event)
-        span = self._start(
+        attributes = kind.attributes(event)
+        span, _ = self._start(
             event.session_id,
-            n.OUTSIDE_TURN_SPANS[kind],
+            kind.outside_span,
             SpanKind.INTERNAL,
             {n.GEN_AI_CONVERSATION_ID: event.session_id},
             at,
         )
-        span.add_event(name, attributes, timestamp=at)
+        span.add_event(kind.span_event, attributes, timestamp=at)
         span.end(end_time=at)
 
     # --- helpers ------------------------------------------------------------------------
@@ -337,14 +376,17 @@ class OtelObserver:
         attributes: Attributes,
         start_ns: int | None,
         parent: Context | None = None,
-    ) -> Span:
+    ) -> tuple[Span, int]:
         """Start a span (under ``parent``, the turn's context, when given) and note its
-        trace as the session's latest."""
+        trace as the session's latest; the span and its trace id."""
         span = self._tracer.start_span(
             name, context=parent, kind=kind, attributes=attributes, start_time=start_ns
         )
-        self._remember(session_id, span)
-        return span
+        trace_id: int = span.get_span_context().trace_id
+        known = self._last_trace.get(session_id)
+        if known is None or known[0] != trace_id:  # else stored already: a lookup only
+            self._remember(session_id, span)
+        return span, trace_id
 
     def _close_call(self, state: SessionSpans) -> None:
         call, state.call = state.call, None
@@ -353,15 +395,16 @@ class OtelObserver:
                 call.span.set_attribute(n.ATTR_INCOMPLETE, True)
             call.span.end(end_time=call.end_ns)
 
-    def _remember(self, session_id: str, span: Span) -> None:
+    def _remember(self, session_id: str, span: Span) -> int:
         """Note the session's trace id for ``trace_id_of``: stored (and formatted) only when
         it differs from the one stored, so the spans and span events of one turn (one trace)
-        cost a lookup each."""
+        cost a lookup each. Returns the span's trace id (kept with the span for that
+        lookup)."""
         context = span.get_span_context()
-        trace_id = context.trace_id
+        trace_id: int = context.trace_id
         known = self._last_trace.get(session_id)
         if (known is not None and known[0] == trace_id) or not trace_id:
-            return
+            return trace_id
         last = self._last_trace
         # A trace the sampler dropped is remembered as none: an exemplar must link to a
         # trace that exists, never to an older one of the session.
@@ -370,9 +413,12 @@ class OtelObserver:
         last.move_to_end(session_id)
         while len(last) > self._max_sessions:
             last.popitem(last=False)
+        return trace_id
 
-    def _ns(self, at: float) -> int | None:
-        return self._clock_to_ns(at) if self._clock_to_ns is not None else None
+
+def _no_clock(at: float) -> None:
+    """Span times from the SDK's wall clock (no ``clock_to_ns``)."""
+    return None
 
 
 def event_clock_ns(at: float) -> int:

@@ -22,6 +22,7 @@ class CallSpan:
     span: Span
     name: str
     attributes: Attributes
+    trace_id: int  # the span's, for the trace id lookup of span events put on it
     end_ns: int | None = None  # set at ProviderCallFinished; the span ends when superseded
     attempt: int = 1
 
@@ -31,6 +32,7 @@ class SessionSpans:
     """The spans a session has open."""
 
     agent: Span | None = None
+    agent_trace: int = 0  # the agent span's trace id
     parent: Context | None = None  # the agent span's context, for its children
     call: CallSpan | None = None
     tools: dict[str, Span] = field(default_factory=dict)
@@ -46,8 +48,15 @@ def set_outcome(span: Span, attributes: Attributes, error_type: str | None) -> N
         span.set_status(Status(StatusCode.ERROR, error_type))
 
 
-def caused_by(event: Decision, call: CallSpan) -> bool:
-    """Whether a follow-up event belongs to the open call (overflows name their call)."""
-    if isinstance(event, OverflowDetected | RecoveryAttempted | ProviderContextEdited):
-        return event.call_id == call.call_id
+def names_its_call(event: Decision) -> bool:
+    """Whether events of this type name the call they follow (overflows, recoveries and
+    provider edits do; a reactive or reported-usage trim follows the finished call)."""
+    return isinstance(event, OverflowDetected | RecoveryAttempted | ProviderContextEdited)
+
+
+def caused_by(event: Decision, call: CallSpan, names_call: bool) -> bool:
+    """Whether a follow-up event belongs to the open call; ``names_call`` is
+    ``names_its_call(event)``, asked once per event type."""
+    if names_call:
+        return event.call_id == call.call_id  # type: ignore[union-attr]
     return call.end_ns is not None

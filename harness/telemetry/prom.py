@@ -38,6 +38,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, assert_never
 
 from prometheus_client import CollectorRegistry
@@ -114,13 +115,15 @@ class PrometheusObserver:
         *,
         trace_ids: TraceIds | None = None,
         multiprocess: bool = False,
+        lock: threading.Lock | None = None,
     ) -> None:
         self.metrics = MetricSet(registry)
         self._trace_ids = None if multiprocess else trace_ids
         self._calls: OrderedDict[tuple[str, str], _OpenCall] = OrderedDict()
         self._overflows: dict[str, list[_Overflow]] = {}
-        self._lock = threading.Lock()
-        self._handlers: dict[type[Event], tuple[_Handler, bool]] = {}
+        self.lock = threading.Lock() if lock is None else lock
+        """Held while an event is handled; ``Fanout`` shares one with the span observer."""
+        self._handlers: dict[type[Event], Callable[[Event], None]] = {}
         children = {spec.name: _Children(self.metrics.family(spec)) for spec in n.METRICS}
         self._turns = children[n.TURNS.name]
         self._trims = children[n.TRIMS.name]
@@ -151,32 +154,49 @@ class PrometheusObserver:
         self._exemplar: _Exemplar | None = None
 
     def on_event(self, event: Event) -> None:
-        entry = self._handlers.get(type(event))
-        if entry is None:
-            entry = self._handlers[type(event)] = self._entry(event)
-        handler, records = entry
-        # asked once per event, and only for events that record something
-        trace_id = self._trace_ids(event) if records and self._trace_ids is not None else None
-        with self._lock:
-            exemplar = self._exemplar_of(trace_id) if trace_id else None
-            pending = self._overflows.get(event.session_id)
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = self.unlocked_handler(event)
+        with self.lock:
+            handler(event)
+
+    def unlocked_handler(self, event: Event) -> Callable[[Event], None]:
+        """What ``on_event`` does for ``event``'s type, without taking ``lock``: for
+        ``Fanout``, which holds it. Kept per type."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            kind, records = self._dispatch(event), not isinstance(event, _RECORD_NOTHING)
+            handler = self._handlers[type(event)] = partial(self._observe, kind, records)
+        return handler
+
+    def close(self) -> None:
+        """Count the overflows still pending as not recovered (the run ended first)."""
+        with self.lock:
+            for session in list(self._overflows):
+                self._settle(session, None, recovered=False)
+
+    def _observe(self, handler: _Handler, records: bool, event: Event) -> None:
+        """One event, with the lock held: its exemplar, the overflows another turn
+        settles, then ``handler`` (the kind's own updates)."""
+        # the trace id is asked once per event, and only for events that record something
+        trace_ids = self._trace_ids
+        trace_id = trace_ids(event) if records and trace_ids is not None else None
+        if not trace_id:
+            exemplar = None
+        elif trace_id == self._exemplar_trace_id:
+            exemplar = self._exemplar  # the common case: the same trace as the last event
+        else:
+            exemplar = self._exemplar_of(trace_id)
+        overflows = self._overflows
+        if overflows:  # most events find none pending: one truth test
+            pending = overflows.get(event.session_id)
             if pending and pending[-1].turn_id != event.turn_id:
                 # an event of another turn: the pending overflows' turn ended without
                 # recovering (drivers without ``TurnFinished``)
                 if not records:
                     exemplar = self._exemplar_for(event)
                 self._settle(event.session_id, exemplar, recovered=False)
-            handler(event, exemplar)
-
-    def close(self) -> None:
-        """Count the overflows still pending as not recovered (the run ended first)."""
-        with self._lock:
-            for session in list(self._overflows):
-                self._settle(session, None, recovered=False)
-
-    def _entry(self, event: Event) -> tuple[_Handler, bool]:
-        """The handler for ``event``'s type, and whether it records anything."""
-        return self._dispatch(event), not isinstance(event, _RECORD_NOTHING)
+        handler(event, exemplar)
 
     def _dispatch(self, event: Event) -> _Handler:
         """The handler for ``event``'s type; ``on_event`` keeps it per type."""

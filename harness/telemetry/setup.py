@@ -17,7 +17,9 @@ providers, registries or servers, and nothing here touches the global ones.
 - transcript: JSON lines per event, flushed per line.
 
 Observer order matters: the OTel observer runs first so the Prometheus observer can attach
-the trace id of the span that recorded each event as an exemplar.
+the trace id of the span that recorded each event as an exemplar. The two are subscribed as
+one ``Fanout`` (one dispatch and one shared lock per event, issue 15), then the cost
+observer and the transcript.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from harness.telemetry.exposition import (
     serve_metrics,
     write_metrics,
 )
+from harness.telemetry.fanout import Fanout
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver
 from harness.telemetry.transcript import TranscriptWriter
@@ -95,6 +98,7 @@ class Telemetry:
     metrics_server: MetricsServer | None = None
     otel: OtelObserver | None = None
     prometheus: PrometheusObserver | None = None
+    cost: CostObserver | None = None
     transcript: TranscriptWriter | None = None
     hold_metrics_s: float = 0.0
 
@@ -161,14 +165,19 @@ def build_telemetry(options: TelemetryOptions) -> Telemetry:
         observers=(), shutdown=_once(steps), hold_metrics_s=options.hold_metrics_s
     )
     observers: list[Observer] = []
+    lock = threading.Lock()  # one for both observers: ``Fanout`` takes it once per event
     provider = build_tracer_provider(options)
     if provider is not None:
         telemetry.tracer_provider = provider
-        telemetry.otel = OtelObserver(provider, clock_to_ns=options.clock_to_ns)
-        observers.append(telemetry.otel)
+        telemetry.otel = OtelObserver(provider, clock_to_ns=options.clock_to_ns, lock=lock)
         steps += [telemetry.otel.close, provider.shutdown]  # shutdown flushes first
     if _wants_metrics(options):
-        _add_metrics(telemetry, options, observers, steps)
+        _add_metrics(telemetry, options, lock, steps)
+    shared = [o for o in (telemetry.otel, telemetry.prometheus) if o is not None]
+    if shared:  # one subscription, spans first: the metrics read their trace ids
+        observers.append(Fanout(shared))
+    if telemetry.cost is not None:
+        observers.append(telemetry.cost)
     if options.transcript is not None:
         telemetry.transcript = TranscriptWriter(options.transcript)
         observers.append(telemetry.transcript)
@@ -188,18 +197,17 @@ def _wants_metrics(options: TelemetryOptions) -> bool:
 def _add_metrics(
     telemetry: Telemetry,
     options: TelemetryOptions,
-    observers: list[Observer],
+    lock: threading.Lock,
     steps: list[Callable[[], None]],
 ) -> None:
     registry = options.registry if options.registry is not None else CollectorRegistry()
     trace_ids = telemetry.otel.trace_id_of if telemetry.otel is not None else None
     telemetry.registry = registry
     telemetry.prometheus = PrometheusObserver(
-        registry, trace_ids=trace_ids, multiprocess=options.multiprocess
+        registry, trace_ids=trace_ids, multiprocess=options.multiprocess, lock=lock
     )
-    observers.append(telemetry.prometheus)
     if options.price_of is not None:
-        observers.append(CostObserver(registry, options.price_of))
+        telemetry.cost = CostObserver(registry, options.price_of)
     steps.append(telemetry.prometheus.close)  # settles pending overflows before any export
     if options.metrics_out is not None:
         out = options.metrics_out

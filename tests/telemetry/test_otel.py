@@ -225,6 +225,26 @@ def test_unrecovered_overflow_stays_on_its_call(harness: Harness) -> None:
     assert recovery[0].attributes[n.ATTR_RECOVERY_OUTCOME] == "only_one_turn_left"
 
 
+def test_an_overflow_naming_an_earlier_call_is_not_put_on_the_open_call(
+    harness: Harness,
+) -> None:
+    """Overflows and recoveries name their call: one that arrives while a later call is
+    open goes on the agent span, where a trim after that call's finish would go on it."""
+    script = Script()
+    script.turn()
+    first = script.call(5000)
+    second = script.call(5000)
+    script.overflow(first)
+    script.end_turn()
+    harness.publish(script.events)
+    (agent,) = harness.spans_named(f"invoke_agent {AGENT}")
+    later = [s for s in harness.spans_named(CHAT) if (s.attributes or {})[n.ATTR_CALL_ID] == second]
+    assert [e.name for e in later[0].events] == []
+    named = [e.name for e in agent.events]
+    assert n.EVENT_OVERFLOW_DETECTED in named
+    assert n.EVENT_RECOVERY_ATTEMPTED in named
+
+
 def test_the_global_tracer_provider_is_never_touched(harness: Harness) -> None:
     before = trace.get_tracer_provider()
     harness.publish(scripted_session())

@@ -29,6 +29,7 @@ from harness.telemetry import (
     read_transcript,
 )
 from harness.telemetry import names as n
+from harness.telemetry.fanout import Fanout
 from harness.telemetry.setup import hold_metrics
 from tests.telemetry.metrics_text import value
 from tests.telemetry.scripted import Script, scripted_session
@@ -59,7 +60,11 @@ def test_observers_come_otel_first_then_prometheus_then_transcript(tmp_path: Pat
         )
     )
     kinds = [type(o) for o in telemetry.observers]
-    assert kinds == [OtelObserver, PrometheusObserver, TranscriptWriter]
+    assert kinds == [Fanout, TranscriptWriter]  # spans and metrics: one subscription
+    fanout = telemetry.observers[0]
+    assert isinstance(fanout, Fanout)
+    assert fanout.observers == (telemetry.otel, telemetry.prometheus)
+    assert [type(o) for o in fanout.observers] == [OtelObserver, PrometheusObserver]
     telemetry.shutdown()
     telemetry.shutdown()  # idempotent
 
