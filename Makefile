@@ -42,6 +42,7 @@ bench: $(STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench load
+	$(BIN)/python -m bench load --latency-ms 50
 	$(BIN)/python -m bench.estimate_accuracy
 
 # Arize Phoenix in its own venv (.tools/phoenix): the trace backend the integration test
