@@ -103,11 +103,11 @@ async def compact_or_trim(
     trigger = f"budget_tokens>{budget}"  # what the route sends, over the runtime's budget
     call = new_call()
     try:
-        await client.compact(ProviderRequest(model or "", prefix))
+        compacted = await client.compact(ProviderRequest(model or "", prefix))
     except ProviderError:
         announcer.endpoint_compacted(
             call, trigger=trigger, compacted=False, fallback=FALLBACK_CLIENT_TRIM
         )
         return True
-    announcer.endpoint_compacted(call, trigger=trigger, compacted=True)
+    announcer.endpoint_compacted(call, trigger=trigger, compacted=True, usage=compacted.usage)
     return False

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 import pytest
@@ -27,6 +27,7 @@ pytestmark = pytest.mark.anyio
 REF = "openai-responses.main"
 LONG = "x" * 400  # 104 tokens: one answer puts the history over the budget
 BUDGET = 100
+COMPACT_PATH = "/v1/responses/compact"
 
 
 @dataclass
@@ -104,6 +105,14 @@ async def test_over_budget_the_route_compacts_instead_of_trimming(rig_factory: B
         None,
     )
     assert edit.trigger == "budget_tokens>100"
+    # the pass's usage as the endpoint billed it: it read what it was sent, wrote an item
+    compact = next(e for e in rig.fake.log.entries() if e.path == COMPACT_PATH)
+    billed: Any = compact.response_body
+    usage = billed["usage"]
+    assert (edit.compaction_input_tokens, edit.compaction_output_tokens) == (
+        usage["input_tokens"],
+        usage["output_tokens"],
+    )
     assert "HistoryTrimmed" not in rig.kinds()
     paths = [e.path for e in rig.fake.log.entries()]
     assert paths == ["/v1/responses", "/v1/responses/compact", "/v1/responses"]
@@ -159,7 +168,6 @@ def test_what_is_compacted_is_everything_before_the_newest_user_message(roles: l
 
 
 SHORT = "x" * 40  # 14 tokens as a row; a user row "turn N" is 6: every turn adds 20
-COMPACT_PATH = "/v1/responses/compact"
 
 
 def compact_calls(rig: CompactingRig) -> int:
