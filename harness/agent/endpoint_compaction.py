@@ -54,8 +54,7 @@ def window_tokens(kept: KeptWindow, rows: Sequence[ChatMessage], costs: Sequence
     """The kept window's size: the user messages it repeats (the endpoint's output is
     every user message of its input, then the compaction item) at the runtime's estimate
     of those rows, and the item at the tokens the compaction pass reported writing and the
-    framing of a row, else
-    at the runtime's estimate of its opaque content as a row."""
+    framing of a row, else at the runtime's estimate of its opaque content as a row."""
     assert kept.rows is not None
     repeated = zip(rows[: kept.rows], costs, strict=False)
     users = sum(cost for row, cost in repeated if row.role == "user")

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 import fakes
 from harness.agent import Agent, LoopConfig, Route, RouteTable, SessionSpec, open_agent
 from harness.agent.config import ENDPOINT_COMPACTION_WIRE_TYPE, FALLBACK_CLIENT_TRIM
-from harness.agent.endpoint_compaction import compactable
+from harness.agent.endpoint_compaction import compactable, window_tokens
 from harness.events import CapacityChecked, EventBus, ProviderCallFinished, ProviderContextEdited
 from harness.providers.factory import make_client
+from harness.providers.kept_compactions import KeptWindow
 from harness.runtime import ChatMessage, ProviderProfile, RuntimeProfile, estimate_history_tokens
 from tests.agent.support import Recorder
 
@@ -236,3 +237,15 @@ def test_a_compaction_happens_exactly_when_the_sent_request_would_pass_the_budge
         assert (finished[n].turn_id in compacted_turns) == (would_send > BUDGET)
     assert all((e.input_tokens or 0) <= BUDGET for e in finished)
     assert "HistoryTrimmed" not in rig.kinds()
+
+
+def test_the_window_is_sized_by_the_reported_usage_else_by_its_opaque_content() -> None:
+    rows = [ChatMessage("user", "tell me"), ChatMessage("assistant", "z" * 200)]
+    costs = [row_cost(row.role, row.content) for row in rows]
+    item: dict[str, object] = {"type": "compaction", "encrypted_content": "c" * 400}
+    user: dict[str, object] = {"type": "message", "role": "user", "content": "tell me"}
+    reported = KeptWindow((user, item), rows=2, written_tokens=7)
+    # the user row repeated, the 7 tokens written, framed as every row is (4)
+    assert window_tokens(reported, rows, costs) == costs[0] + 7 + 4
+    unreported = KeptWindow((user, item), rows=2)
+    assert window_tokens(unreported, rows, costs) == costs[0] + row_cost("assistant", "c" * 400)
