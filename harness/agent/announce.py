@@ -39,7 +39,7 @@ from harness.events import (
     TurnOutcome,
     TurnStarted,
 )
-from harness.providers import ProviderError, ProviderReply
+from harness.providers import ProviderError, ProviderReply, Usage
 from harness.runtime import (
     REASON_BUDGET,
     REASON_TURN_LIMIT,
@@ -219,9 +219,11 @@ class Announcer:
         trigger: str,
         compacted: bool,
         fallback: str | None = None,
+        usage: Usage | None = None,
     ) -> None:
         """A compaction the runtime asked the endpoint for (``/responses/compact``): the
-        same event as a compaction the provider reports."""
+        same event as a compaction the provider reports, with the pass's usage (what it
+        read and wrote, billed besides every call's)."""
         self.bus.publish(
             ProviderContextEdited(
                 **self._stamp(),
@@ -233,6 +235,8 @@ class Announcer:
                 wire_type=ENDPOINT_COMPACTION_WIRE_TYPE,
                 trigger=trigger,
                 compaction=CompactionOutcome.COMPACTED if compacted else CompactionOutcome.FAILED,
+                compaction_input_tokens=usage.input_tokens if usage else None,
+                compaction_output_tokens=usage.output_tokens if usage else None,
                 fallback=fallback,
             )
         )

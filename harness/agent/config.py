@@ -12,6 +12,7 @@ from harness.agent.routes import RouteTable
 from harness.agent.tools import ToolBox
 from harness.providers import ProviderClient, ProviderRequest
 from harness.providers.classify import Classifier
+from harness.providers.kept_compactions import KeptWindow
 from harness.providers.openai_responses import CompactedWindow
 from harness.runtime import ChatMessage, RuntimeProfile
 
@@ -28,6 +29,8 @@ class EndpointCompactor(Protocol):
     (``OpenAIResponsesClient.compact``): what it answers replaces that input later."""
 
     async def compact(self, request: ProviderRequest) -> CompactedWindow: ...
+
+    def kept_window(self, request: ProviderRequest) -> KeptWindow | None: ...
 
 
 DEFAULT_SENDER = "user"

@@ -2,34 +2,41 @@
 reference, whose rules are untouched: it has no provider-side compaction).
 
 A route in ``LoopConfig.compacting_routes`` (an OpenAI Responses route: its client has
-``compact``) answers the proactive budget check's "trim" by posting its history to
-``/responses/compact`` instead: every row before the newest user message (``compactable``).
-The client keeps the window the endpoint answers, anchored to that input, and sends it in
-place of the input from then on
-(``harness.providers.kept_compactions``): the route's provider-facing history is the
-compaction item and what followed it, while the runtime's own history stays whole.
+``compact``) decides on what it sends, not on the runtime's whole history: the client
+keeps the window ``/responses/compact`` answered, anchored to the rows it summarised, and
+sends it in place of them (``harness.providers.kept_compactions``), so the route's request
+is that window and the rows after its anchor (``sent_tokens``); the runtime's own history
+stays whole. On the proactive budget check (``compact_or_trim``):
 
-- Compacted: one ``ProviderContextEdited`` (``edit`` compaction, ``wire_type``
-  ``responses.compact``, ``compaction`` compacted) and no client trim.
+- What the route sends fits the budget: nothing happens, however long the runtime's
+  history has grown (no compaction, no trim).
+- Over the budget: every row before the newest user message (``compactable``) is posted to
+  ``/responses/compact`` (the client sends the kept window in place of what it summarised),
+  and the new window is kept. One ``ProviderContextEdited`` (``edit`` compaction,
+  ``wire_type`` ``responses.compact``, ``compaction`` compacted) and no client trim.
 - The endpoint fails or refuses (any provider error): the same event with ``compaction``
   failed and ``fallback`` ``client_trim``, then the proactive trim runs as without the
   option.
-- The history past the model's window: no compaction is asked for (the endpoint would have
-  to read it all, and the runtime's capacity check measures the history it holds, not the
-  compacted window); the proactive trim runs.
+- What the route would send is past the model's window, or there is nothing before the
+  newest user message: no compaction is asked for (the endpoint would have to read it
+  all); the proactive trim runs.
 
+The pre-dispatch capacity check of such a route measures the same thing (``sent_tokens``).
 Only on the proactive check, not as the recovery from an overflow: the recovery stays the
 reference's (docs/decisions.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from harness.agent.announce import Announcer, CallContext
 from harness.agent.config import FALLBACK_CLIENT_TRIM, EndpointCompactor
 from harness.providers import ProviderError, ProviderRequest
-from harness.runtime import ChatMessage, measure_capacity
+from harness.providers.kept_compactions import COMPACTION_TYPE, KeptWindow
+from harness.runtime import ChatMessage, estimate_history_tokens
+from harness.runtime.constants import PER_MESSAGE_FRAMING_TOKENS
+from harness.runtime.estimate import current_turn_start, row_costs
 
 
 def compactable(rows: Sequence[ChatMessage]) -> list[ChatMessage]:
@@ -43,30 +50,63 @@ def compactable(rows: Sequence[ChatMessage]) -> list[ChatMessage]:
     return prefix if any(row.role != "system" for row in prefix) else []
 
 
-async def compact_instead_of_trim(
+def window_tokens(kept: KeptWindow, rows: Sequence[ChatMessage], costs: Sequence[int]) -> int:
+    """The kept window's size: the user messages it repeats (the endpoint's output is
+    every user message of its input, then the compaction item) at the runtime's estimate
+    of those rows, and the item at the tokens the compaction pass reported writing and the
+    framing of a row, else at the runtime's estimate of its opaque content as a row."""
+    assert kept.rows is not None
+    repeated = zip(rows[: kept.rows], costs, strict=False)
+    users = sum(cost for row, cost in repeated if row.role == "user")
+    items = [item for item in kept.window if item.get("type") == COMPACTION_TYPE]
+    if kept.written_tokens is not None and len(items) == 1:
+        # the item is one more input row: framed as the estimate frames every row
+        return users + kept.written_tokens + PER_MESSAGE_FRAMING_TOKENS
+    opaque = [ChatMessage("assistant", str(item.get("encrypted_content", ""))) for item in items]
+    return users + estimate_history_tokens(opaque)
+
+
+def sent_tokens(client: EndpointCompactor, model: str | None, rows: Sequence[ChatMessage]) -> int:
+    """The runtime's estimate of what the route sends for ``rows``: the kept window and
+    the rows after its anchor, or every row when no window applies."""
+    costs = row_costs(rows, current_turn_start(rows))
+    kept = client.kept_window(ProviderRequest(model or "", list(rows)))
+    if kept is None or kept.rows is None or kept.rows > len(rows):
+        return sum(costs)
+    return window_tokens(kept, rows, costs) + sum(costs[kept.rows :])
+
+
+async def compact_or_trim(
     client: EndpointCompactor,
     announcer: Announcer,
-    call: CallContext,
+    new_call: Callable[[], CallContext],
     rows: Sequence[ChatMessage],
     *,
+    model: str | None,
     budget: int,
     window: int,
     tool_schema_tokens: int,
 ) -> bool:
-    """Whether the endpoint compacted ``rows`` (the rows the next call sends); ``False``
-    means the caller trims as usual."""
-    if not measure_capacity(rows, tool_schema_tokens, window).fits:
+    """Whether the caller still trims ``rows`` (the rows the next call sends) as the
+    reference would; ``False`` when what the route sends fits or was compacted.
+    ``new_call`` names the compaction's own call, only when one is asked for (call ids
+    are not spent on turns that need none)."""
+    sent = sent_tokens(client, model, rows)
+    if sent <= budget:
         return False
+    if sent + tool_schema_tokens > window:
+        return True
     prefix = compactable(rows)
     if not prefix:
-        return False
-    trigger = f"budget_tokens>{budget}"  # the runtime's estimate over its budget
+        return True
+    trigger = f"budget_tokens>{budget}"  # what the route sends, over the runtime's budget
+    call = new_call()
     try:
-        await client.compact(ProviderRequest(call.model or "", prefix))
+        compacted = await client.compact(ProviderRequest(model or "", prefix))
     except ProviderError:
         announcer.endpoint_compacted(
             call, trigger=trigger, compacted=False, fallback=FALLBACK_CLIENT_TRIM
         )
-        return False
-    announcer.endpoint_compacted(call, trigger=trigger, compacted=True)
-    return True
+        return True
+    announcer.endpoint_compacted(call, trigger=trigger, compacted=True, usage=compacted.usage)
+    return False

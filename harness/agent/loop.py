@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from harness.agent.announce import Announcer, CallContext
 from harness.agent.config import EndpointCompactor, IdFactory, LoopConfig
 from harness.agent.dispatch import ToolMode
-from harness.agent.endpoint_compaction import compact_instead_of_trim
+from harness.agent.endpoint_compaction import compact_or_trim, sent_tokens
 from harness.agent.recording import record_final_answer, record_tool_round, record_user_prompt
 from harness.agent.routes import Route
 from harness.agent.tool_execution import run_tool_calls
@@ -53,7 +53,7 @@ from harness.runtime import (
     trim_to_reported_budget,
     truncate_for_context,
 )
-from harness.runtime.capacity import require_fit
+from harness.runtime.capacity import CapacityCheck, require_fit
 from harness.runtime.constants import (
     MAX_ITERATIONS_SUMMARY_PROMPT,
     REACTIVE_RECOVERY_DENOMINATOR,
@@ -184,9 +184,12 @@ class ToolLoop:
         if budget <= 0 or key == state.last_trim_key:
             return
         state.last_trim_key = key
-        result = trim_to_recent_turns(state.working, budget, state.crumb_present)
-        if result.trimmed and await self._compacted(state, route, model, limits, schema):
+        compactor = self._compactor(route)
+        if compactor is not None and not await self._trims_after_all(
+            compactor, state, route=route, model=model, limits=limits, schema=schema
+        ):
             return
+        result = trim_to_recent_turns(state.working, budget, state.crumb_present)
         if result.trimmed:
             self._commit(
                 state,
@@ -197,35 +200,53 @@ class ToolLoop:
                 model=model,
             )
 
-    async def _compacted(
+    def _compactor(self, route: Route) -> EndpointCompactor | None:
+        """The route's client when the route compacts through its endpoint (outside the
+        reference); ``None`` for every other route, which keeps the reference's rules."""
+        if route.provider not in self._config.compacting_routes:
+            return None
+        client = self._config.clients[route.provider]
+        assert isinstance(client, EndpointCompactor)  # LoopConfig checked it
+        return client
+
+    async def _trims_after_all(
         self,
+        client: EndpointCompactor,
         state: TurnState,
+        *,
         route: Route,
         model: str | None,
         limits: ResolvedContextLimits,
         schema: int,
     ) -> bool:
-        """The route compacts through its endpoint instead (outside the reference)."""
-        if route.provider not in self._config.compacting_routes:
-            return False
-        client = self._config.clients[route.provider]
-        assert isinstance(client, EndpointCompactor)  # LoopConfig checked it
-        context = CallContext(self._ids("call"), route, model, client.provider_kind)
-        return await compact_instead_of_trim(
+        """A compacting route decides on what it sends: neither, a compaction, or the
+        reference's trim after all (``harness.agent.endpoint_compaction``)."""
+        kind = self._config.clients[route.provider].provider_kind
+        return await compact_or_trim(
             client,
             self._announcer,
-            context,
+            lambda: CallContext(self._ids("call"), route, model, kind),
             self._hooked(state.working),
+            model=model,
             budget=limits.context_token_budget,
             window=limits.model_context_window,
             tool_schema_tokens=schema,
         )
 
+    def _capacity(self, call: _Call) -> CapacityCheck:
+        """The pre-dispatch check's operands: a compacting route's are what it sends."""
+        ctx, window = call.context, call.limits.model_context_window
+        compactor = self._compactor(ctx.route)
+        if compactor is None:
+            return measure_capacity(call.prepared, call.tool_schema_tokens, window)
+        sent = sent_tokens(compactor, ctx.model, call.prepared)
+        return CapacityCheck(sent, call.tool_schema_tokens, window)
+
     async def _dispatch(
         self, state: TurnState, call: _Call, *, purpose: CallPurpose
     ) -> ProviderReply:
         ctx, window = call.context, call.limits.model_context_window
-        check = measure_capacity(call.prepared, call.tool_schema_tokens, window)
+        check = self._capacity(call)
         self._announcer.capacity_checked(ctx.route, ctx.model, check, purpose)
         require_fit(check)  # the same measurement the event reported
         tools = self._config.tools.specs if call.tool_schema_tokens else None

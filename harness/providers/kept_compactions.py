@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from harness.providers.wirejson import JsonObject, as_list, as_object
@@ -33,6 +34,17 @@ KEPT_COMPACTIONS: Final = 16
 COMPACTION_TYPE: Final = "compaction"
 
 Anchor = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KeptWindow:
+    """What replaces the first ``rows`` runtime rows of a request (``None``: not known,
+    an in-request compaction's block) and the tokens the provider reported for what it
+    wrote (``None``: not reported)."""
+
+    window: tuple[JsonObject, ...]
+    rows: int | None = None
+    written_tokens: int | None = None
 
 
 def _plain(value: object) -> object:
@@ -66,7 +78,7 @@ class KeptCompactions:
         if limit <= 0:
             raise ValueError("limit must be positive")
         self.limit = limit
-        self._kept: OrderedDict[Anchor, tuple[JsonObject, ...]] = OrderedDict()
+        self._kept: OrderedDict[Anchor, KeptWindow] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -78,12 +90,21 @@ class KeptCompactions:
         if block is not None:
             self.keep_window(sent, (block,))
 
-    def keep_window(self, sent: Sequence[object], window: Sequence[JsonObject]) -> None:
+    def keep_window(
+        self,
+        sent: Sequence[object],
+        window: Sequence[JsonObject],
+        *,
+        rows: int | None = None,
+        written_tokens: int | None = None,
+    ) -> None:
         """Remember ``window`` as what replaces ``sent`` (a ``/responses/compact`` answer's
-        whole output; one block or item otherwise)."""
+        whole output, with the runtime rows ``sent`` encoded and the tokens it wrote; one
+        block or item otherwise)."""
         anchor = anchor_of(sent)
         self._kept.pop(anchor, None)
-        self._kept[anchor] = tuple(dict(item) for item in window)
+        kept = tuple(dict(item) for item in window)
+        self._kept[anchor] = KeptWindow(kept, rows, written_tokens)
         while len(self._kept) > self.limit:
             self._kept.popitem(last=False)
 
@@ -99,10 +120,15 @@ class KeptCompactions:
             self._kept.move_to_end(best)
         return best
 
+    def kept_for(self, items: Sequence[object]) -> KeptWindow | None:
+        """The window ``resend_items`` would put in place of the head of ``items``."""
+        best = self._match(items)
+        return None if best is None else self._kept[best]
+
     def resend_items(self, items: list[object]) -> list[object]:
         """Responses: the newest matching window, then the items after its anchor."""
         best = self._match(items)
-        return items if best is None else [*self._kept[best], *items[len(best) :]]
+        return items if best is None else [*self._kept[best].window, *items[len(best) :]]
 
     def resend(self, messages: list[object]) -> list[object]:
         """Anthropic: ``messages`` with the newest matching block at the head of the
@@ -111,7 +137,7 @@ class KeptCompactions:
         best = self._match(messages)
         if best is None:
             return messages
-        block, at = self._kept[best][0], len(best)
+        block, at = self._kept[best].window[0], len(best)
         following = as_object(messages[at])
         if following is not None and following.get("role") == "assistant":
             content = following.get("content")

@@ -43,7 +43,7 @@ from harness.providers.canonical import (
 )
 from harness.providers.context_management import responses_edits
 from harness.providers.images import image_uri
-from harness.providers.kept_compactions import KeptCompactions
+from harness.providers.kept_compactions import KeptCompactions, KeptWindow
 from harness.providers.sse import SseEvent
 from harness.providers.toolschema import parameters_schema
 from harness.providers.transport import HttpProviderClient, IdFactory
@@ -266,19 +266,33 @@ class OpenAIResponsesClient(HttpProviderClient):
         return self._edited(stream.finish(), stream.items(), sent)
 
     async def compact(self, request: ProviderRequest) -> CompactedWindow:
-        """``POST /responses/compact`` with ``request``'s input (not a generation call).
-        The window it answers is kept, anchored to that input, and sent in its place by
-        later requests (``harness.providers.kept_compactions``)."""
+        """``POST /responses/compact`` with ``request``'s input (not a generation call) as
+        the route sends it: a window kept from an earlier compaction goes in place of what
+        it summarised (the compaction guide passes compaction items back in), so the
+        endpoint reads the compacted request, not the whole history. The window it answers
+        is kept, anchored to the whole input, with the rows it replaces and the tokens the
+        pass wrote, and sent in its place by later requests
+        (``harness.providers.kept_compactions``)."""
         full = build_responses_request(request)
         sent = as_list(full.get("input"))
-        answer = await self.post_json(COMPACT_PATH, {"model": request.model, "input": sent})
+        read = self.kept_compactions.resend_items(sent)
+        answer = await self.post_json(COMPACT_PATH, {"model": request.model, "input": read})
         value = as_object(answer.value)
         output = as_list(value.get("output")) if value is not None else None
         window = [found for item in output or [] if (found := as_object(item)) is not None]
         if value is None or output is None or len(window) != len(output):
             raise self.protocol_error(answer.status, dumps(answer.value), "no compacted output")
-        self.kept_compactions.keep_window(sent, window)
-        return CompactedWindow(tuple(window), _usage(child(value, "usage")))
+        usage = _usage(child(value, "usage"))
+        self.kept_compactions.keep_window(
+            sent, window, rows=len(request.messages), written_tokens=usage.output_tokens
+        )
+        return CompactedWindow(tuple(window), usage)
+
+    def kept_window(self, request: ProviderRequest) -> KeptWindow | None:
+        """The kept window a request with ``request``'s rows would send in place of its
+        first rows (``None``: the whole input goes as it is)."""
+        sent = as_list(build_responses_request(request).get("input"))
+        return self.kept_compactions.kept_for(sent)
 
     def _edited(
         self, reply: ProviderReply, output: list[object], sent: list[object]

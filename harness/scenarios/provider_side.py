@@ -71,9 +71,11 @@ class ContextManagementSpec(_Strict):
     compact_on_budget: bool = Field(
         default=DEFAULT_COMPACT_ON_BUDGET,
         description=(
-            "openai-responses only: where the agent's proactive budget trim would run, "
-            "compact every row before the newest user message through /responses/compact "
-            "instead (the client trim runs if that fails); not sent as a field"
+            "openai-responses only: where the agent's proactive budget trim would run and "
+            "what the route sends (its kept compacted window and the rows after it) is over "
+            "the budget, compact every row before the newest user message through "
+            "/responses/compact instead (the client trim runs if that fails); not sent as a "
+            "field"
         ),
     )
 

@@ -246,3 +246,25 @@ async def test_responses_compact_endpoint_window_replaces_the_input_later() -> N
     assert sent["input"][-1]["content"] == "and now?"
     assert reply.usage.input_tokens is not None
     assert reply.usage.input_tokens < 100  # the summary, not the 300 words it replaced
+
+
+async def test_a_second_compaction_reads_the_kept_window_and_says_what_it_replaces() -> None:
+    fake = FakeProvider("openai", "test-model")
+    history = [ChatMessage("user", "tell me all"), ChatMessage("assistant", "word " * 300)]
+    request = ProviderRequest("test-model", history, max_tokens=16)
+    async with asgi_client(fake) as http:
+        client = make_client("openai-responses", client=http, base_url=ROOT + "/v1", api_key="k")
+        assert isinstance(client, OpenAIResponsesClient)
+        first = await client.compact(request)
+        longer = [*history, ChatMessage("user", "and now?"), ChatMessage("assistant", "more")]
+        kept = client.kept_window(dataclasses.replace(request, messages=longer))
+        assert kept is not None
+        assert (kept.window, kept.rows) == (first.output, len(history))
+        assert kept.written_tokens == first.usage.output_tokens
+        second = await client.compact(dataclasses.replace(request, messages=longer))
+    read: Any = fake.log.last().request_body
+    # the endpoint read the first window and what followed, not the 300 words again
+    assert read["input"][: len(first.output)] == list(first.output)
+    assert len(read["input"]) == len(first.output) + 2
+    assert second.usage.input_tokens is not None
+    assert second.usage.input_tokens < 100
