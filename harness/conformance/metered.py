@@ -68,6 +68,11 @@ class Redactor:
         return cleaned if len(cleaned) <= limit else cleaned[:limit] + "…"
 
 
+PROVIDER_SIDE_PURPOSE: Final = "provider_side_"
+"""Prefix of the purpose of every provider-side probe's exchange: the context the endpoint
+reports on is the one it edited, so its usage says nothing about the runtime's estimate."""
+
+
 @dataclass(frozen=True, slots=True)
 class Exchange:
     """One request sent to the endpoint and what it answered (no headers: never the key)."""

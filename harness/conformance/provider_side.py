@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from harness.conformance.budget import BudgetExhausted, request_cost
+from harness.conformance.metered import PROVIDER_SIDE_PURPOSE
 from harness.conformance.payloads import (
     LOOKUP_TOOL,
     PROBE_MAX_TOKENS,
@@ -156,7 +157,7 @@ class ProviderSideProber:
     async def _send(self, request: ProviderRequest, context: ProviderContext, why: str) -> Sent:
         self._inner.provider_context = context
         try:
-            return await self._prober.send(request, f"provider_side_{why}")
+            return await self._prober.send(request, f"{PROVIDER_SIDE_PURPOSE}{why}")
         finally:
             self._inner.provider_context = None
 

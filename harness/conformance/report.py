@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from harness.conformance.metered import Exchange
+from harness.conformance.metered import PROVIDER_SIDE_PURPOSE, Exchange
 from harness.conformance.recovery import RecoveryResult
 
 SCHEMA_VERSION: Final = 1
@@ -97,7 +97,8 @@ class Spent:
 @dataclass(frozen=True, slots=True)
 class EstimateRatio:
     """The endpoint's reported input tokens ÷ the runtime's estimate, over the answered
-    requests that reported usage: how far ``ceil(bytes/4) + 4`` per row is from this
+    requests that reported usage (provider-side probes left out: their usage is of the
+    context the endpoint edited): how far ``ceil(bytes/4) + 4`` per row is from this
     endpoint's tokenizer for the probes' text (ASCII words, JSON tool rows). Above 1 the
     estimate undercounts and budgets need that much headroom."""
 
@@ -113,7 +114,11 @@ class EstimateRatio:
         pairs = [
             (e.reported_input_tokens, e.estimate_tokens)
             for e in exchanges
-            if e.ok and e.reported_input_tokens is not None and e.estimate_tokens > 0
+            if e.ok
+            and e.reported_input_tokens is not None
+            and e.estimate_tokens > 0
+            # an edited context (cleared, compacted) is not what the estimate measured
+            and not e.purpose.startswith(PROVIDER_SIDE_PURPOSE)
         ]
         if not pairs:
             return None

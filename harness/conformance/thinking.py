@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final
 
+from harness.conformance.metered import PROVIDER_SIDE_PURPOSE
 from harness.conformance.payloads import QUESTION, SYSTEM_PROMPT
 from harness.conformance.probes import Prober, Sent
 from harness.providers import HttpProviderClient, ProviderReply, ProviderRequest
@@ -117,7 +118,7 @@ class ThinkingConversation:
         self._set_context(edit)  # the beta header comes from the client's context
         try:
             sent = await self._prober.send(
-                request, f"provider_side_clear_thinking_{len(turns)}", call
+                request, f"{PROVIDER_SIDE_PURPOSE}clear_thinking_{len(turns)}", call
             )
         finally:
             self._set_context(None)

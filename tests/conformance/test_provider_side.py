@@ -186,3 +186,25 @@ def test_claiming_an_option_of_another_wire_is_invalid() -> None:
     )
     with pytest.raises(ConformanceConfigError, match="not an option of openai"):
         plan(chosen, {})
+
+
+async def test_the_estimate_ratio_leaves_the_edited_contexts_out(
+    fake_server: FakeServerFactory,
+) -> None:
+    """A compacted or cleared context reports far fewer input tokens than was sent: counted
+    in the estimate ratio, it would say the estimate overcounts 1,000-fold."""
+    result = await conform(
+        fake_server, "anthropic", 60_000, provider_side=("compact", "clear_tool_uses")
+    )
+    exchanges = result.report.exchanges
+    edited = [e for e in exchanges if e.purpose.startswith("provider_side_")]
+    assert len(edited) == 2
+    assert all(e.ok and e.reported_input_tokens is not None for e in edited)
+    plain = [
+        e for e in exchanges if e.ok and e.reported_input_tokens is not None and e not in edited
+    ]
+    ratio = result.report.estimate_ratio
+    assert ratio is not None
+    assert ratio.samples == len(plain)
+    low = min(p.reported_input_tokens / p.estimate_tokens for p in plain)  # type: ignore[operator]
+    assert ratio.low == low
