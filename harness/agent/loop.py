@@ -264,7 +264,9 @@ class ToolLoop:
             window,
             state.crumb_present,
             rows=call.prepared,
-            row_tokens=check.message_tokens,  # the estimate of exactly these rows
+            # the estimate of exactly these rows, except where a compacting route measured
+            # what it sends instead (then the bookkeeping prices the rows itself)
+            row_tokens=None if self._compactor(ctx.route) else check.message_tokens,
         )
         reply = await self._send(ctx, request)
         state.final_limits = call.limits
