@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import struct
 import time
 from pathlib import Path
 
@@ -161,7 +162,12 @@ def _wait_for_completed_sessions(tmpdir: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for folder in tmpdir.glob("trimscope-locust-*/prometheus"):
-            counts = m.by_labels(multiprocess_registry(folder), m.SESSIONS, n.LABEL_OUTCOME)
+            try:
+                counts = m.by_labels(multiprocess_registry(folder), m.SESSIONS, n.LABEL_OUTCOME)
+            except (struct.error, ValueError):
+                # a worker's file read while the worker still creates it (empty or short):
+                # prometheus-client reads the files unlocked; the next poll sees it whole
+                continue
             if counts.get(("completed",), 0) > 0:
                 return
         time.sleep(0.2)
