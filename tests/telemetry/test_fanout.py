@@ -206,6 +206,19 @@ def test_a_failing_observer_does_not_keep_the_event_from_the_next() -> None:
     assert not lock.locked()
 
 
+@pytest.mark.parametrize("names", [("bad1", "ok"), ("bad1", "bad2"), ("ok", "bad2")])
+def test_a_pair_of_observers_is_isolated_alike(names: tuple[str, str]) -> None:
+    # two observers (the usual pair) take a path of their own, without the loop
+    lock, seen = threading.Lock(), list[str]()
+    bus = EventBus()
+    bus.subscribe(Fanout([_Raising(lock, seen, name) for name in names]))
+    bus.publish(scripted_session()[0])
+    assert seen == list(names)
+    first = next(name for name in names if name.startswith("bad"))
+    assert [(f.observer, f.error) for f in bus.failures] == [("Fanout", f"RuntimeError('{first}')")]
+    assert not lock.locked()
+
+
 def test_observers_with_locks_of_their_own_are_refused() -> None:
     seen = list[str]()
     with pytest.raises(ValueError, match="share one lock"):
