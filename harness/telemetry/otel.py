@@ -136,6 +136,12 @@ class OtelObserver:
         self._sessions: dict[str, SessionSpans] = {}
         # session id -> (trace id, its hex form), in the order the trace ids last changed
         self._last_trace: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
+        # session id -> exemplar labels of its latest trace, when that one was recorded
+        self._exemplars: dict[str, dict[str, str]] = {}
+        self.exemplar_of: Callable[[str], dict[str, str] | None] = self._exemplars.get
+        """A session id's exemplar labels (``trace_id``: its latest recorded trace), or
+        ``None``: for the metrics observer, which asks once per event. The dict's own
+        ``get``: no call of ours, and the labels are built once per trace, not per event."""
         self._handlers: dict[type[Event], _Handler] = {}
         self.lock = threading.Lock() if lock is None else lock
         """Held while an event is handled; ``Fanout`` shares one with the metrics observer."""
@@ -411,8 +417,13 @@ class OtelObserver:
         hex_id = trace.format_trace_id(trace_id) if context.trace_flags.sampled else None
         last[session_id] = (trace_id, hex_id)
         last.move_to_end(session_id)
+        exemplars = self._exemplars
+        if hex_id is None:
+            exemplars.pop(session_id, None)
+        else:  # a new dict: the client keeps the one it was given and never changes it
+            exemplars[session_id] = {n.EXEMPLAR_TRACE_ID: hex_id}
         while len(last) > self._max_sessions:
-            last.popitem(last=False)
+            exemplars.pop(last.popitem(last=False)[0], None)
         return trace_id
 
 

@@ -56,7 +56,7 @@ def _observers(lock: threading.Lock | None) -> _Run:
     provider = TracerProvider(id_generator=_Counting())
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     otel = OtelObserver(provider, clock_to_ns=event_clock_ns, lock=lock)
-    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of, lock=lock)
+    prom = PrometheusObserver(registry, exemplars=otel.exemplar_of, lock=lock)
     return _Run(exporter, registry, otel, prom)
 
 
