@@ -575,3 +575,48 @@ def test_the_updates_kept_per_call_route_record_what_fresh_ones_would(
 def _text(observer: PrometheusObserver) -> list[str]:
     text = openmetrics_latest(observer.metrics.registry).decode()
     return [line for line in text.splitlines() if "_created" not in line]
+
+
+class _OddTurns(_OnlySession):
+    """Records the first, third, ... turn of every session (children follow their parent)."""
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        turn = str((attributes or {}).get(n.ATTR_TURN_ID, "-t0"))
+        recorded = int(turn.rsplit("-t", 1)[1]) % 2 == 1
+        decision = Decision.RECORD_AND_SAMPLE if recorded else Decision.DROP
+        return SamplingResult(decision, attributes if recorded else None)
+
+
+@pytest.mark.parametrize(("sessions", "max_sessions"), [("a", 10), ("abc", 2)])
+def test_the_exemplar_of_a_session_is_its_latest_recorded_trace_or_none(
+    sessions: str, max_sessions: int
+) -> None:
+    """``exemplar_of`` (what the metrics observer reads) agrees with ``trace_id_of`` after
+    every event: a recorded turn's trace, then none for a dropped turn (never the older
+    one), and none once the session is forgotten (``max_sessions``)."""
+    provider = TracerProvider(sampler=ParentBased(_OddTurns("")))
+    otel = OtelObserver(provider, clock_to_ns=event_clock_ns, max_sessions=max_sessions)
+    scripts = [Script(session_id=session) for session in sessions]
+    for _ in range(3):
+        for script in scripts:
+            script.turn()
+            script.call(estimate=100)
+            script.end_turn()
+    seen = set()
+    for event in sorted((e for s in scripts for e in s.events), key=lambda e: e.at):
+        otel.on_event(event)
+        expected = otel.trace_id_of(event)
+        assert otel.exemplar_of(event.session_id) == (
+            {n.EXEMPLAR_TRACE_ID: expected} if expected else None
+        )
+        seen.add(expected is None)
+    assert seen == {True, False}  # both recorded and dropped turns were seen
