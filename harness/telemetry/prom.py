@@ -195,10 +195,10 @@ class PrometheusObserver:
                 self._settle(session, None, recovered=False)
 
     def _other_turn(self, event: Event, exemplar: _Exemplar | None) -> None:
-        """With overflows pending (checked by the caller: rarely any), an event of another
-        turn of their session settles them: their turn ended without recovering (drivers
-        without ``TurnFinished``). ``exemplar``: the event's, or ``None`` for the kinds
-        that ask for none."""
+        """With overflows pending for the event's session (the caller checks), an event of
+        another turn settles them: their turn ended without recovering (drivers without
+        ``TurnFinished``). ``exemplar``: the event's, or ``None`` for the kinds that ask
+        for none."""
         pending = self._overflows.get(event.session_id)
         if pending and pending[-1].turn_id != event.turn_id:
             if exemplar is None:
@@ -236,16 +236,16 @@ class PrometheusObserver:
     # --- per kind -----------------------------------------------------------------------
 
     # Each begins alike: the event's exemplar (asked once), then pending overflows another
-    # turn settles (one truth test when there are none). Inline, not a shared step: one
+    # turn settles (one membership test when the session has none). Inline, not a shared step: one
     # Python call per event is the point (issue 15).
 
     def _started(self, event: TurnStarted | ToolCallStarted) -> None:
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, None)
 
     def _turn_finished(self, event: TurnFinished) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         if event.session_id in self._overflows:
             self._settle(event.session_id, exemplar, recovered=False)
@@ -253,7 +253,7 @@ class PrometheusObserver:
 
     def _trim(self, event: HistoryTrimmed) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         trigger = str(event.trigger)
         reason = n.trim_reason_label(event.reason)
@@ -269,7 +269,7 @@ class PrometheusObserver:
 
     def _provider_edit(self, event: ProviderContextEdited) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         outcome = event.compaction or n.PROVIDER_EDIT_APPLIED
         self._provider_edits[(event.edit, outcome, event.provider)].inc(1, exemplar)
@@ -284,7 +284,7 @@ class PrometheusObserver:
 
     def _budget(self, event: BudgetResolved) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         route = (event.provider, event.model or n.UNKNOWN)
         self._budget_decisions[(*route, str(event.rule), event.window_source)].inc(1, exemplar)
@@ -293,7 +293,7 @@ class PrometheusObserver:
 
     def _capacity(self, event: CapacityChecked) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         route = (event.provider, event.model or n.UNKNOWN)
         fits = n.bool_label(event.fits)
@@ -306,7 +306,7 @@ class PrometheusObserver:
             self._settle(event.session_id, exemplar, recovered=False)
 
     def _call_started(self, event: ProviderCallStarted) -> None:
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, None)
         calls = self._calls
         calls[(event.session_id, event.call_id)] = _OpenCall(
@@ -321,7 +321,7 @@ class PrometheusObserver:
     def _call_finished(self, event: ProviderCallFinished) -> None:
         exemplar = self._exemplars(event.session_id)
         overflows = self._overflows
-        if overflows:
+        if event.session_id in overflows:
             self._other_turn(event, exemplar)
             # a rate-limited attempt may be retried: it settles nothing
             if event.session_id in overflows and event.outcome != n.CALL_RATE_LIMITED:
@@ -355,7 +355,7 @@ class PrometheusObserver:
 
     def _overflow(self, event: OverflowDetected) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         error = event.error_type or n.ERROR_TYPE_OTHER
         self._overflow_verdicts[
@@ -371,7 +371,7 @@ class PrometheusObserver:
 
     def _recovery(self, event: RecoveryAttempted) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         outcome = event.outcome if event.outcome in n.RECOVERY_OUTCOMES else n.OTHER
         self._recoveries[(event.provider, outcome)].inc(1, exemplar)
@@ -380,7 +380,7 @@ class PrometheusObserver:
 
     def _tool(self, event: ToolCallFinished) -> None:
         exemplar = self._exemplars(event.session_id)
-        if self._overflows:
+        if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         outcome = "error" if event.error_type else "ok"
         self._tool_calls[(event.tool_name, outcome)].inc(1, exemplar)
