@@ -77,6 +77,9 @@ _Finish = tuple[_Update, _Update, _Update, _Update, _Update, _Update, _Update]
 uncached input, output usage (``_unreported`` for a count the call does not report)."""
 
 
+_Budget = tuple[_Update, Callable[[float], None], Callable[[float], None]]
+
+
 def _unreported(value: float, exemplar: _Exemplar | None) -> None:
     """In a ``_Finish`` for a token count the call did not report; never called (the count
     is part of the key it is kept under)."""
@@ -169,6 +172,8 @@ class PrometheusObserver:
         self._provider_edits = children[n.PROVIDER_EDITS.name]
         self._provider_cleared = children[n.PROVIDER_CLEARED_TOKENS.name]
         self._compaction_tokens = children[n.PROVIDER_COMPACTION_TOKENS.name]
+        # (provider, model, rule, window source) -> a budget's decision count and gauges
+        self._budgets: dict[tuple[str, str | None, str, str], _Budget] = {}
         # (provider, model, outcome, error type, no input count, no output count) -> the
         # bound updates of a call's finish
         self._finishes: dict[tuple[str, str | None, str, str | None, bool, bool], _Finish] = {}
@@ -286,10 +291,19 @@ class PrometheusObserver:
         exemplar = self._exemplars(event.session_id)
         if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
-        route = (event.provider, event.model or n.UNKNOWN)
-        self._budget_decisions[(*route, str(event.rule), event.window_source)].inc(1, exemplar)
-        self._budget_tokens[route].set(event.budget_tokens)
-        self._window_tokens[route].set(event.model_context_window)
+        key = (event.provider, event.model, event.rule, event.window_source)
+        updates = self._budgets.get(key)
+        if updates is None:  # its three children, kept together: one lookup per event
+            route = (event.provider, event.model or n.UNKNOWN)
+            updates = self._budgets[key] = (
+                self._budget_decisions[(*route, str(event.rule), event.window_source)].inc,
+                self._budget_tokens[route].set,
+                self._window_tokens[route].set,
+            )
+        decisions, budget, window = updates
+        decisions(1, exemplar)
+        budget(event.budget_tokens)
+        window(event.model_context_window)
 
     def _capacity(self, event: CapacityChecked) -> None:
         exemplar = self._exemplars(event.session_id)

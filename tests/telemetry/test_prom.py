@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from prometheus_client.openmetrics.parser import (
 from prometheus_client.parser import text_fd_to_metric_families
 
 from harness.events import (
+    BudgetResolved,
     CallOutcome,
     Event,
     HistoryTrimmed,
@@ -42,6 +44,7 @@ from harness.events import (
     TurnFinished,
     TurnStarted,
 )
+from harness.runtime.budget import BudgetRule, WindowSource
 from harness.telemetry import (
     OtelObserver,
     PrometheusObserver,
@@ -557,18 +560,37 @@ def _finishes(draw: st.DrawFn) -> list[ProviderCallFinished]:
     ]
 
 
+_BUDGETS = st.builds(
+    BudgetResolved,
+    session_id=st.just("s"),
+    turn_id=st.just("t"),
+    at=st.just(0.0),
+    provider=st.sampled_from(["p1", "p2"]),
+    model=st.sampled_from(["m1", None]),
+    model_context_window=st.integers(1, 10_000),
+    window_source=st.sampled_from(list(WindowSource)),
+    configured_model_context_window=st.none(),
+    budget_tokens=st.integers(1, 10_000),
+    rule=st.sampled_from(list(BudgetRule)),
+)
+
+
 @settings(max_examples=80, deadline=None)
-@given(_finishes())
-def test_the_updates_kept_per_call_route_record_what_fresh_ones_would(
-    finishes: list[ProviderCallFinished],
+@given(_finishes(), st.lists(_BUDGETS, max_size=8), st.randoms(use_true_random=False))
+def test_the_updates_kept_per_route_record_what_fresh_ones_would(
+    finishes: list[ProviderCallFinished], budgets: list[BudgetResolved], order: random.Random
 ) -> None:
     # a call's finish keeps its bound updates per route, outcome and which counts it
-    # reports: forgetting them after every event (each finish builds its own) changes nothing
+    # reports, a budget per route, rule and source: forgetting them after every event (each
+    # event builds its own) changes nothing
+    events: list[Event] = [*finishes, *budgets]
+    order.shuffle(events)
     kept, fresh = PrometheusObserver(CollectorRegistry()), PrometheusObserver(CollectorRegistry())
-    for event in finishes:
+    for event in events:
         kept.on_event(event)
         fresh.on_event(event)
         fresh._finishes.clear()
+        fresh._budgets.clear()
     assert _text(kept) == _text(fresh)
 
 
