@@ -32,7 +32,9 @@ Cost per event (the observer runs on the agent loop's thread): events are dispat
 type through a table of bound handlers (built from ``_dispatch``'s ``match``, once per
 type); the turn's parent context is built once per agent span; each session's trace id is
 formatted and stored only when it changes (every span of a turn shares the agent span's),
-so ``max_sessions`` forgets the session whose trace id changed least recently.
+so ``max_sessions`` forgets the session whose trace id changed least recently; with it, the
+exemplar labels the metrics observer attaches (``exemplar_of``: built once per recorded
+trace, read with the dict's own ``get``).
 """
 
 from __future__ import annotations
