@@ -81,7 +81,7 @@ def observers_replay(
     lock = threading.Lock()
     otel = OtelObserver(provider(exporter), lock=lock)
     registry = CollectorRegistry() if registry is None else registry
-    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of, lock=lock)
+    prom = PrometheusObserver(registry, exemplars=otel.exemplar_of, lock=lock)
     on_event = Fanout((otel, prom)).on_event
 
     def run() -> None:
@@ -206,7 +206,7 @@ def record_program(events: Sequence[Event], exporter: SpanExporter) -> _Program:
     make, in order."""
     program = _Program()
     otel = OtelObserver(_RecordingProvider(provider(exporter), program))  # type: ignore[arg-type]
-    prom = PrometheusObserver(CollectorRegistry(), trace_ids=otel.trace_id_of)
+    prom = PrometheusObserver(CollectorRegistry(), exemplars=otel.exemplar_of)
     names = {id(prom.metrics.family(spec)): spec.name for spec in n.METRICS}
     for value in vars(prom).values():
         if isinstance(value, _Children):

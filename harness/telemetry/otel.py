@@ -32,7 +32,9 @@ Cost per event (the observer runs on the agent loop's thread): events are dispat
 type through a table of bound handlers (built from ``_dispatch``'s ``match``, once per
 type); the turn's parent context is built once per agent span; each session's trace id is
 formatted and stored only when it changes (every span of a turn shares the agent span's),
-so ``max_sessions`` forgets the session whose trace id changed least recently.
+so ``max_sessions`` forgets the session whose trace id changed least recently; with it, the
+exemplar labels the metrics observer attaches (``exemplar_of``: built once per recorded
+trace, read with the dict's own ``get``).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from typing import Any, assert_never
 
 from opentelemetry import trace
 from opentelemetry.context import Context
-from opentelemetry.trace import Span, SpanKind
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from harness.events import (
     BudgetResolved,
@@ -130,13 +132,21 @@ class OtelObserver:
         self._tracer = tracer_provider.get_tracer(
             n.INSTRUMENTATION_NAME, schema_url=n.SEMCONV_SCHEMA_URL
         )
-        self._ns: Callable[[float], int | None] = clock_to_ns or _no_clock  # one call an event
+        # None: the SDK's clock (tested inline: a call per event to answer None cost more)
+        self._ns = clock_to_ns
         self._operation = operation_name
         self._max_sessions = max_sessions
         self._sessions: dict[str, SessionSpans] = {}
         # session id -> (trace id, its hex form), in the order the trace ids last changed
         self._last_trace: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
+        # session id -> exemplar labels of its latest trace, when that one was recorded
+        self._exemplars: dict[str, dict[str, str]] = {}
+        self.exemplar_of: Callable[[str], dict[str, str] | None] = self._exemplars.get
+        """A session id's exemplar labels (``trace_id``: its latest recorded trace), or
+        ``None``: for the metrics observer, which asks once per event. The dict's own
+        ``get``: no call of ours, and the labels are built once per trace, not per event."""
         self._handlers: dict[type[Event], _Handler] = {}
+        self._call_names: dict[str | None, str] = {}  # model -> inference span name
         self.lock = threading.Lock() if lock is None else lock
         """Held while an event is handled; ``Fanout`` shares one with the metrics observer."""
 
@@ -208,7 +218,7 @@ class OtelObserver:
     def _turn_started(self, event: TurnStarted) -> None:
         state = self._sessions.get(event.session_id) or self._state(event.session_id)
         self._close_call(state)
-        start = self._ns(event.at)
+        start = None if self._ns is None else self._ns(event.at)
         if state.agent is not None:  # a turn that never finished: close it, marked
             state.agent.set_attribute(n.ATTR_INCOMPLETE, True)
             state.agent.end(end_time=start)
@@ -227,7 +237,7 @@ class OtelObserver:
         if state is None:
             return
         self._close_call(state)
-        end = self._ns(event.at)
+        end = None if self._ns is None else self._ns(event.at)
         for span in state.tools.values():
             span.set_attribute(n.ATTR_INCOMPLETE, True)
             span.end(end_time=end)
@@ -243,14 +253,28 @@ class OtelObserver:
         agent.end(end_time=end)
 
     def _call_started(self, event: ProviderCallStarted) -> None:
-        state = self._sessions.get(event.session_id) or self._state(event.session_id)
+        # the most frequent span: ``_start`` inline and the span name kept per model
+        session_id = event.session_id
+        state = self._sessions.get(session_id) or self._state(session_id)
         if state.call is not None:
             self._close_call(state)
-        name = n.inference_span_name(self._operation, event.model)
+        name = self._call_names.get(event.model)
+        if name is None:
+            name = self._call_names[event.model] = n.inference_span_name(
+                self._operation, event.model
+            )
         attributes = call_start_attributes(event, self._operation)
-        span, trace_id = self._start(
-            event.session_id, name, SpanKind.CLIENT, attributes, self._ns(event.at), state.parent
+        span = self._tracer.start_span(
+            name,
+            context=state.parent,
+            kind=SpanKind.CLIENT,
+            attributes=attributes,
+            start_time=None if self._ns is None else self._ns(event.at),
         )
+        trace_id: int = span.get_span_context().trace_id
+        known = self._last_trace.get(session_id)
+        if known is None or known[0] != trace_id:  # else stored already: a lookup only
+            self._remember(session_id, span)
         state.call = CallSpan(event.call_id, span, name, attributes, trace_id)
 
     def _call_finished(self, event: ProviderCallFinished) -> None:
@@ -260,11 +284,17 @@ class OtelObserver:
             return  # a finish without its start: nothing to attach it to
         if call.end_ns is not None:  # a further attempt of the same dispatch
             call = state.call = self._next_attempt(call, event, state.parent)
-        end = self._ns(event.at)
-        call.end_ns = end if end is not None else time.time_ns()
-        if call.span.is_recording():
-            error = None if event.outcome == "ok" else (event.error_type or n.ERROR_TYPE_OTHER)
-            set_outcome(call.span, call_finish_attributes(event), error)
+        call.end_ns = time.time_ns() if self._ns is None else self._ns(event.at)
+        span = call.span
+        if span.is_recording():  # ``set_outcome`` inline: every call passes here
+            attributes = call_finish_attributes(event)
+            if event.outcome == "ok":
+                span.set_attributes(attributes)
+            else:
+                error = event.error_type or n.ERROR_TYPE_OTHER
+                attributes[n.ERROR_TYPE] = error
+                span.set_attributes(attributes)
+                span.set_status(Status(StatusCode.ERROR, error))
 
     def _next_attempt(
         self, previous: CallSpan, event: ProviderCallFinished, parent: Context | None
@@ -295,7 +325,7 @@ class OtelObserver:
             n.tool_span_name(event.tool_name),
             SpanKind.INTERNAL,
             tool_start_attributes(event),
-            self._ns(event.at),
+            None if self._ns is None else self._ns(event.at),
             state.parent,
         )[0]
 
@@ -310,7 +340,7 @@ class OtelObserver:
                 n.ATTR_TOOL_TRUNCATED: event.truncated,
             }
             set_outcome(span, attributes, event.error_type)
-        span.end(end_time=self._ns(event.at))
+        span.end(end_time=None if self._ns is None else self._ns(event.at))
 
     # --- decisions ----------------------------------------------------------------------
 
@@ -341,7 +371,7 @@ class OtelObserver:
                 if call is not None:
                     self._close_call(state)
                 target, trace_id = state.agent, state.agent_trace
-        at = self._ns(event.at)
+        at = None if self._ns is None else self._ns(event.at)
         if target is not None:
             if target.is_recording():  # a span the sampler dropped keeps nothing
                 target.add_event(kind.span_event, kind.attributes(event), timestamp=at)
@@ -411,14 +441,14 @@ class OtelObserver:
         hex_id = trace.format_trace_id(trace_id) if context.trace_flags.sampled else None
         last[session_id] = (trace_id, hex_id)
         last.move_to_end(session_id)
+        exemplars = self._exemplars
+        if hex_id is None:
+            exemplars.pop(session_id, None)
+        else:  # a new dict: the client keeps the one it was given and never changes it
+            exemplars[session_id] = {n.EXEMPLAR_TRACE_ID: hex_id}
         while len(last) > self._max_sessions:
-            last.popitem(last=False)
+            exemplars.pop(last.popitem(last=False)[0], None)
         return trace_id
-
-
-def _no_clock(at: float) -> None:
-    """Span times from the SDK's wall clock (no ``clock_to_ns``)."""
-    return None
 
 
 def event_clock_ns(at: float) -> int:

@@ -20,25 +20,26 @@ Two metrics need more than one event:
   the session; ``close`` settles what is still pending (``false``: the run ended first), so
   every ``OverflowDetected`` is counted exactly once.
 
-Counters and histograms carry a ``trace_id`` exemplar when ``trace_ids`` (the OTel
-observer's ``trace_id_of``, subscribed before this one) knows the span and its trace was
-recorded (not dropped by the sampler); exemplars show only
-in OpenMetrics output and never in multiprocess mode.
+Counters and histograms carry a ``trace_id`` exemplar when ``exemplars`` (the OTel
+observer's ``exemplar_of``, subscribed before this one) knows the session's latest span and
+its trace was recorded (not dropped by the sampler); exemplars show only in OpenMetrics
+output and never in multiprocess mode.
 
 Cost per event: events are dispatched by type through a table of bound handlers (built from
-``_dispatch``'s ``match``, once per type); the session's trace id is asked for once per event
-(and not at all for events that update nothing, unless they settle an overflow); each
-family's children are kept in a dict keyed by their label values, so an update is a dict
-lookup and the client's ``inc``/``observe``/``set``.
+``_dispatch``'s ``match``, once per type), each doing its kind's whole work in one call: the
+session's exemplar is asked for once (a dict read in the OTel observer, no call of ours; not
+at all for events that update nothing, unless they settle an overflow), pending overflows
+are looked at only when there are some; each family's children are kept in a dict keyed by
+their label values, and a call's finish keeps the bound updates of its route and outcome
+together, so an update is a dict lookup and the client's ``inc``/``observe``/``set``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, assert_never
 
 from prometheus_client import CollectorRegistry
@@ -61,14 +62,32 @@ from harness.events import (
 from harness.telemetry import names as n
 from harness.telemetry.metrics import MetricSet
 
-TraceIds = Callable[[Event], str | None]
+Exemplars = Callable[[str], "Mapping[str, str] | None"]
+"""A session id's exemplar labels (its latest recorded trace), or ``None``."""
 MAX_OPEN_CALLS = 10_000
 """Calls started but not finished that are remembered (oldest forgotten first)."""
 
-_Exemplar = dict[str, str]
-_Handler = Callable[[Any, _Exemplar | None], None]
-_RECORD_NOTHING = (TurnStarted, ToolCallStarted, ProviderCallStarted)
-"""Event kinds that update no metric (only settle pending overflows): no exemplar needed."""
+_Exemplar = Mapping[str, str]
+_Handler = Callable[[Any], None]
+
+
+_Update = Callable[[float, _Exemplar | None], None]
+_Finish = tuple[_Update, _Update, _Update, _Update, _Update, _Update, _Update]
+"""A call finish's updates: calls, duration, input usage, cache read, cache write,
+uncached input, output usage (``_unreported`` for a count the call does not report)."""
+
+
+_Budget = tuple[_Update, Callable[[float], None], Callable[[float], None]]
+
+
+def _unreported(value: float, exemplar: _Exemplar | None) -> None:
+    """In a ``_Finish`` for a token count the call did not report; never called (the count
+    is part of the key it is kept under)."""
+    raise AssertionError("an update for a count the call did not report")
+
+
+def _no_exemplar(session_id: str) -> None:
+    """``exemplars`` when there are none (no span observer, or multiprocess mode)."""
 
 
 @dataclass(slots=True)
@@ -105,6 +124,7 @@ class _Children(dict[tuple[str, ...], Any]):
 class PrometheusObserver:
     """Records every event kind into ``registry``; thread-safe.
 
+    ``exemplars``: a session id's exemplar labels (``OtelObserver.exemplar_of``).
     ``multiprocess``: prometheus-client's multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``
     set before prometheus_client was imported); exemplars are then never attached.
     """
@@ -113,12 +133,14 @@ class PrometheusObserver:
         self,
         registry: CollectorRegistry,
         *,
-        trace_ids: TraceIds | None = None,
+        exemplars: Exemplars | None = None,
         multiprocess: bool = False,
         lock: threading.Lock | None = None,
     ) -> None:
         self.metrics = MetricSet(registry)
-        self._trace_ids = None if multiprocess else trace_ids
+        self._exemplars: Exemplars = (
+            _no_exemplar if multiprocess or exemplars is None else exemplars
+        )
         self._calls: OrderedDict[tuple[str, str], _OpenCall] = OrderedDict()
         self._overflows: dict[str, list[_Overflow]] = {}
         self.lock = threading.Lock() if lock is None else lock
@@ -150,8 +172,11 @@ class PrometheusObserver:
         self._provider_edits = children[n.PROVIDER_EDITS.name]
         self._provider_cleared = children[n.PROVIDER_CLEARED_TOKENS.name]
         self._compaction_tokens = children[n.PROVIDER_COMPACTION_TOKENS.name]
-        self._exemplar_trace_id: str | None = None
-        self._exemplar: _Exemplar | None = None
+        # (provider, model, rule, window source) -> a budget's decision count and gauges
+        self._budgets: dict[tuple[str, str | None, str, str], _Budget] = {}
+        # (provider, model, outcome, error type, no input count, no output count) -> the
+        # bound updates of a call's finish
+        self._finishes: dict[tuple[str, str | None, str, str | None, bool, bool], _Finish] = {}
 
     def on_event(self, event: Event) -> None:
         handler = self._handlers.get(type(event))
@@ -165,8 +190,7 @@ class PrometheusObserver:
         ``Fanout``, which holds it. Kept per type."""
         handler = self._handlers.get(type(event))
         if handler is None:
-            kind, records = self._dispatch(event), not isinstance(event, _RECORD_NOTHING)
-            handler = self._handlers[type(event)] = partial(self._observe, kind, records)
+            handler = self._handlers[type(event)] = self._dispatch(event)
         return handler
 
     def close(self) -> None:
@@ -175,34 +199,22 @@ class PrometheusObserver:
             for session in list(self._overflows):
                 self._settle(session, None, recovered=False)
 
-    def _observe(self, handler: _Handler, records: bool, event: Event) -> None:
-        """One event, with the lock held: its exemplar, the overflows another turn
-        settles, then ``handler`` (the kind's own updates)."""
-        # the trace id is asked once per event, and only for events that record something
-        trace_ids = self._trace_ids
-        trace_id = trace_ids(event) if records and trace_ids is not None else None
-        if not trace_id:
-            exemplar = None
-        elif trace_id == self._exemplar_trace_id:
-            exemplar = self._exemplar  # the common case: the same trace as the last event
-        else:
-            exemplar = self._exemplar_of(trace_id)
-        overflows = self._overflows
-        if overflows:  # most events find none pending: one truth test
-            pending = overflows.get(event.session_id)
-            if pending and pending[-1].turn_id != event.turn_id:
-                # an event of another turn: the pending overflows' turn ended without
-                # recovering (drivers without ``TurnFinished``)
-                if not records:
-                    exemplar = self._exemplar_for(event)
-                self._settle(event.session_id, exemplar, recovered=False)
-        handler(event, exemplar)
+    def _other_turn(self, event: Event, exemplar: _Exemplar | None) -> None:
+        """With overflows pending for the event's session (the caller checks), an event of
+        another turn settles them: their turn ended without recovering (drivers without
+        ``TurnFinished``). ``exemplar``: the event's, or ``None`` for the kinds that ask
+        for none."""
+        pending = self._overflows.get(event.session_id)
+        if pending and pending[-1].turn_id != event.turn_id:
+            if exemplar is None:
+                exemplar = self._exemplars(event.session_id)
+            self._settle(event.session_id, exemplar, recovered=False)
 
     def _dispatch(self, event: Event) -> _Handler:
         """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted() | ToolCallStarted():
-                return self._ignore  # their finish events carry what is counted
+                return self._started  # their finish events carry what is counted
             case TurnFinished():
                 return self._turn_finished
             case BudgetResolved():
@@ -228,15 +240,26 @@ class PrometheusObserver:
 
     # --- per kind -----------------------------------------------------------------------
 
-    def _ignore(self, event: Event, exemplar: _Exemplar | None) -> None:
-        pass
+    # Each begins alike: the event's exemplar (asked once), then pending overflows another
+    # turn settles (one membership test when the session has none). Inline, not a shared step: one
+    # Python call per event is the point (issue 15).
 
-    def _turn_finished(self, event: TurnFinished, exemplar: _Exemplar | None) -> None:
+    def _started(self, event: TurnStarted | ToolCallStarted) -> None:
+        if event.session_id in self._overflows:
+            self._other_turn(event, None)
+
+    def _turn_finished(self, event: TurnFinished) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
         if event.session_id in self._overflows:
             self._settle(event.session_id, exemplar, recovered=False)
         self._turns[(event.outcome,)].inc(1, exemplar)
 
-    def _trim(self, event: HistoryTrimmed, exemplar: _Exemplar | None) -> None:
+    def _trim(self, event: HistoryTrimmed) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
         trigger = str(event.trigger)
         reason = n.trim_reason_label(event.reason)
         provider = event.provider or n.UNKNOWN
@@ -249,7 +272,10 @@ class PrometheusObserver:
         if event.tokens_before is not None and event.tokens_after is not None:
             self._trimmed_tokens[labels].inc(max(0, event.tokens_before - event.tokens_after))
 
-    def _provider_edit(self, event: ProviderContextEdited, exemplar: _Exemplar | None) -> None:
+    def _provider_edit(self, event: ProviderContextEdited) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
         outcome = event.compaction or n.PROVIDER_EDIT_APPLIED
         self._provider_edits[(event.edit, outcome, event.provider)].inc(1, exemplar)
         if event.cleared_input_tokens:
@@ -261,13 +287,28 @@ class PrometheusObserver:
             if tokens:
                 self._compaction_tokens[(token_type, event.provider)].inc(tokens)
 
-    def _budget(self, event: BudgetResolved, exemplar: _Exemplar | None) -> None:
-        route = (event.provider, event.model or n.UNKNOWN)
-        self._budget_decisions[(*route, str(event.rule), event.window_source)].inc(1, exemplar)
-        self._budget_tokens[route].set(event.budget_tokens)
-        self._window_tokens[route].set(event.model_context_window)
+    def _budget(self, event: BudgetResolved) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
+        key = (event.provider, event.model, event.rule, event.window_source)
+        updates = self._budgets.get(key)
+        if updates is None:  # its three children, kept together: one lookup per event
+            route = (event.provider, event.model or n.UNKNOWN)
+            updates = self._budgets[key] = (
+                self._budget_decisions[(*route, str(event.rule), event.window_source)].inc,
+                self._budget_tokens[route].set,
+                self._window_tokens[route].set,
+            )
+        decisions, budget, window = updates
+        decisions(1, exemplar)
+        budget(event.budget_tokens)
+        window(event.model_context_window)
 
-    def _capacity(self, event: CapacityChecked, exemplar: _Exemplar | None) -> None:
+    def _capacity(self, event: CapacityChecked) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
         route = (event.provider, event.model or n.UNKNOWN)
         fits = n.bool_label(event.fits)
         self._capacity_checks[(*route, event.purpose, fits)].inc(1, exemplar)
@@ -278,7 +319,9 @@ class PrometheusObserver:
         if event.session_id in self._overflows:  # a refused retry did not recover
             self._settle(event.session_id, exemplar, recovered=False)
 
-    def _call_started(self, event: ProviderCallStarted, exemplar: _Exemplar | None) -> None:
+    def _call_started(self, event: ProviderCallStarted) -> None:
+        if event.session_id in self._overflows:
+            self._other_turn(event, None)
         calls = self._calls
         calls[(event.session_id, event.call_id)] = _OpenCall(
             event.provider,
@@ -289,27 +332,32 @@ class PrometheusObserver:
         while len(calls) > MAX_OPEN_CALLS:
             calls.popitem(last=False)
 
-    def _call_finished(self, event: ProviderCallFinished, exemplar: _Exemplar | None) -> None:
-        provider, model, outcome = event.provider, event.model or n.UNKNOWN, event.outcome
-        ok = outcome == "ok"
-        # a rate-limited attempt may be retried: it settles nothing
-        if event.session_id in self._overflows and outcome != n.CALL_RATE_LIMITED:
-            self._settle(event.session_id, exemplar, recovered=ok)
-        self._provider_calls[(provider, model, outcome)].inc(1, exemplar)
-        error = n.NO_ERROR if ok else (event.error_type or n.ERROR_TYPE_OTHER)
-        self._durations[(n.OPERATION_CHAT, provider, model, error)].observe(
-            event.duration_s, exemplar
-        )
-        reported = event.input_tokens
+    def _call_finished(self, event: ProviderCallFinished) -> None:
+        exemplar = self._exemplars(event.session_id)
+        overflows = self._overflows
+        if event.session_id in overflows:
+            self._other_turn(event, exemplar)
+            # a rate-limited attempt may be retried: it settles nothing
+            if event.session_id in overflows and event.outcome != n.CALL_RATE_LIMITED:
+                self._settle(event.session_id, exemplar, recovered=event.outcome == "ok")
+        reported, output = event.input_tokens, event.output_tokens
+        key = (event.provider, event.model, event.outcome, event.error_type)
+        finish = self._finishes.get((*key, reported is None, output is None))
+        if finish is None:
+            finish = self._finish(*key, reported is not None, output is not None)
+        calls, duration, usage_in, read, write, uncached, usage_out = finish
+        calls(1, exemplar)
+        duration(event.duration_s, exemplar)
         if reported is not None:
-            self._token_usage[(n.OPERATION_CHAT, provider, model, n.TOKEN_TYPE_INPUT)].observe(
-                reported, exemplar
-            )
-            self._cache_split(event, reported, exemplar)
-        if event.output_tokens is not None:
-            self._token_usage[(n.OPERATION_CHAT, provider, model, n.TOKEN_TYPE_OUTPUT)].observe(
-                event.output_tokens, exemplar
-            )
+            usage_in(reported, exemplar)
+            # the reported input split into cache reads, cache writes and the rest
+            read_tokens = event.cache_read_input_tokens or 0
+            write_tokens = event.cache_creation_input_tokens or 0
+            read(read_tokens, exemplar)
+            write(write_tokens, exemplar)
+            uncached(max(0, reported - read_tokens - write_tokens), exemplar)
+        if output is not None:
+            usage_out(output, exemplar)
         opened = self._calls.pop((event.session_id, event.call_id), None)
         if opened is None:
             return
@@ -319,7 +367,10 @@ class PrometheusObserver:
         if reported is not None and estimate > 0:
             self._estimate_accuracy[route].observe(reported / estimate, exemplar)
 
-    def _overflow(self, event: OverflowDetected, exemplar: _Exemplar | None) -> None:
+    def _overflow(self, event: OverflowDetected) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
         error = event.error_type or n.ERROR_TYPE_OTHER
         self._overflow_verdicts[
             (
@@ -332,13 +383,19 @@ class PrometheusObserver:
         pending = self._overflows.setdefault(event.session_id, [])
         pending.append(_Overflow(event.call_id, event.turn_id, event.provider, error))
 
-    def _recovery(self, event: RecoveryAttempted, exemplar: _Exemplar | None) -> None:
+    def _recovery(self, event: RecoveryAttempted) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
         outcome = event.outcome if event.outcome in n.RECOVERY_OUTCOMES else n.OTHER
         self._recoveries[(event.provider, outcome)].inc(1, exemplar)
         if outcome != n.RECOVERY_RETRYING:
             self._settle(event.session_id, exemplar, recovered=False)
 
-    def _tool(self, event: ToolCallFinished, exemplar: _Exemplar | None) -> None:
+    def _tool(self, event: ToolCallFinished) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
         outcome = "error" if event.error_type else "ok"
         self._tool_calls[(event.tool_name, outcome)].inc(1, exemplar)
         if event.truncated:
@@ -346,18 +403,36 @@ class PrometheusObserver:
 
     # --- helpers ------------------------------------------------------------------------
 
-    def _cache_split(
-        self, event: ProviderCallFinished, reported: int, exemplar: _Exemplar | None
-    ) -> None:
-        """The reported input split into cache reads, cache writes and the rest."""
-        route = (event.provider, event.model or n.UNKNOWN)
-        read = event.cache_read_input_tokens or 0
-        write = event.cache_creation_input_tokens or 0
-        self._input_tokens[(*route, n.CACHE_READ)].inc(read, exemplar)
-        self._input_tokens[(*route, n.CACHE_WRITE)].inc(write, exemplar)
-        self._input_tokens[(*route, n.CACHE_UNCACHED)].inc(
-            max(0, reported - read - write), exemplar
+    def _finish(
+        self,
+        provider: str,
+        model: str | None,
+        outcome: str,
+        error_type: str | None,
+        reported: bool,
+        output: bool,
+    ) -> _Finish:
+        """The bound updates of a call's finish for its route, outcome and which token
+        counts it reports, kept together (one lookup per call instead of eight). A child
+        is made only for an update that happens (a child shows in the output at 0)."""
+        route = (provider, model or n.UNKNOWN)
+        error = n.NO_ERROR if outcome == "ok" else (error_type or n.ERROR_TYPE_OTHER)
+        usage, inputs = self._token_usage, self._input_tokens
+        finish: _Finish = (
+            self._provider_calls[(*route, outcome)].inc,
+            self._durations[(n.OPERATION_CHAT, *route, error)].observe,
+            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_INPUT)].observe
+            if reported
+            else _unreported,
+            inputs[(*route, n.CACHE_READ)].inc if reported else _unreported,
+            inputs[(*route, n.CACHE_WRITE)].inc if reported else _unreported,
+            inputs[(*route, n.CACHE_UNCACHED)].inc if reported else _unreported,
+            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_OUTPUT)].observe
+            if output
+            else _unreported,
         )
+        self._finishes[(provider, model, outcome, error_type, not reported, not output)] = finish
+        return finish
 
     def _settle(self, session_id: str, exemplar: _Exemplar | None, *, recovered: bool) -> None:
         """Count the session's pending overflows, settled (``recovered`` or not)."""
@@ -373,16 +448,3 @@ class PrometheusObserver:
     ) -> None:
         if window > 0:
             self._utilizations[route].observe(tokens / window, exemplar)
-
-    def _exemplar_for(self, event: Event) -> _Exemplar | None:
-        trace_id = self._trace_ids(event) if self._trace_ids is not None else None
-        return self._exemplar_of(trace_id) if trace_id else None
-
-    def _exemplar_of(self, trace_id: str) -> _Exemplar:
-        """The exemplar labels for ``trace_id`` (the last one's dict is reused: the client
-        keeps it and never changes it)."""
-        exemplar = self._exemplar
-        if exemplar is None or trace_id != self._exemplar_trace_id:
-            exemplar = self._exemplar = {n.EXEMPLAR_TRACE_ID: trace_id}
-            self._exemplar_trace_id = trace_id
-        return exemplar

@@ -201,10 +201,10 @@ def _add_metrics(
     steps: list[Callable[[], None]],
 ) -> None:
     registry = options.registry if options.registry is not None else CollectorRegistry()
-    trace_ids = telemetry.otel.trace_id_of if telemetry.otel is not None else None
+    exemplars = telemetry.otel.exemplar_of if telemetry.otel is not None else None
     telemetry.registry = registry
     telemetry.prometheus = PrometheusObserver(
-        registry, trace_ids=trace_ids, multiprocess=options.multiprocess, lock=lock
+        registry, exemplars=exemplars, multiprocess=options.multiprocess, lock=lock
     )
     if options.price_of is not None:
         telemetry.cost = CostObserver(registry, options.price_of)

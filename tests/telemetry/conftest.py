@@ -22,7 +22,7 @@ class Harness:
         self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
         self.registry = CollectorRegistry()
         self.otel = OtelObserver(self.provider, clock_to_ns=event_clock_ns)
-        self.prom = PrometheusObserver(self.registry, trace_ids=self.otel.trace_id_of)
+        self.prom = PrometheusObserver(self.registry, exemplars=self.otel.exemplar_of)
         self.bus = EventBus(strict=True)
         self.bus.subscribe(self.otel)
         self.bus.subscribe(self.prom)

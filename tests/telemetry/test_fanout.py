@@ -56,7 +56,7 @@ def _observers(lock: threading.Lock | None) -> _Run:
     provider = TracerProvider(id_generator=_Counting())
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     otel = OtelObserver(provider, clock_to_ns=event_clock_ns, lock=lock)
-    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of, lock=lock)
+    prom = PrometheusObserver(registry, exemplars=otel.exemplar_of, lock=lock)
     return _Run(exporter, registry, otel, prom)
 
 
@@ -203,6 +203,19 @@ def test_a_failing_observer_does_not_keep_the_event_from_the_next() -> None:
     bus.publish(scripted_session()[0])
     assert seen == ["bad1", "bad2", "ok"]
     assert [(f.observer, f.error) for f in bus.failures] == [("Fanout", "RuntimeError('bad1')")]
+    assert not lock.locked()
+
+
+@pytest.mark.parametrize("names", [("bad1", "ok"), ("bad1", "bad2"), ("ok", "bad2")])
+def test_a_pair_of_observers_is_isolated_alike(names: tuple[str, str]) -> None:
+    # two observers (the usual pair) take a path of their own, without the loop
+    lock, seen = threading.Lock(), list[str]()
+    bus = EventBus()
+    bus.subscribe(Fanout([_Raising(lock, seen, name) for name in names]))
+    bus.publish(scripted_session()[0])
+    assert seen == list(names)
+    first = next(name for name in names if name.startswith("bad"))
+    assert [(f.observer, f.error) for f in bus.failures] == [("Fanout", f"RuntimeError('{first}')")]
     assert not lock.locked()
 
 

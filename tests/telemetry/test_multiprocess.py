@@ -25,7 +25,7 @@ WORKER = textwrap.dedent(
 
     assert multiprocess_enabled()
     observer = PrometheusObserver(
-        CollectorRegistry(), trace_ids=lambda event: "ab" * 16, multiprocess=True
+        CollectorRegistry(), exemplars=lambda session: {"trace_id": "ab" * 16}, multiprocess=True
     )
     for event in scripted_session():
         observer.on_event(event)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import TracerProvider
@@ -29,6 +32,8 @@ from prometheus_client.openmetrics.parser import (
 from prometheus_client.parser import text_fd_to_metric_families
 
 from harness.events import (
+    BudgetResolved,
+    CallOutcome,
     Event,
     HistoryTrimmed,
     ProviderCallFinished,
@@ -39,6 +44,7 @@ from harness.events import (
     TurnFinished,
     TurnStarted,
 )
+from harness.runtime.budget import BudgetRule, WindowSource
 from harness.telemetry import (
     OtelObserver,
     PrometheusObserver,
@@ -261,7 +267,9 @@ def test_the_seeding_trim_exemplar_points_at_its_own_trim_span(harness: Harness)
 
 def test_no_exemplars_in_multiprocess_mode() -> None:
     registry = CollectorRegistry()
-    observer = PrometheusObserver(registry, trace_ids=lambda e: "ab" * 16, multiprocess=True)
+    observer = PrometheusObserver(
+        registry, exemplars=lambda session: {"trace_id": "ab" * 16}, multiprocess=True
+    )
     for event in scripted_session():
         observer.on_event(event)
     assert "trace_id" not in openmetrics_latest(registry).decode()
@@ -364,19 +372,20 @@ def test_exemplars_follow_interleaved_sessions(harness: Harness) -> None:
     assert seen == [(session, agents[session]) for session, _ in seen]
 
 
-def test_trace_ids_are_asked_once_per_event_that_records_something() -> None:
-    asked: list[Event] = []
+def test_exemplars_are_asked_once_per_event_that_records_something() -> None:
+    asked: list[str] = []
 
-    def trace_ids(event: Event) -> str:
-        asked.append(event)
-        return "ab" * 16
+    def exemplars(session_id: str) -> dict[str, str]:
+        asked.append(session_id)
+        return {"trace_id": "ab" * 16}
 
-    observer = PrometheusObserver(CollectorRegistry(), trace_ids=trace_ids)
+    observer = PrometheusObserver(CollectorRegistry(), exemplars=exemplars)
     events = scripted_session()
     for event in events:
         observer.on_event(event)
     silent = (TurnStarted, ToolCallStarted, ProviderCallStarted)  # they update no metric
-    assert asked == [e for e in events if not isinstance(e, silent)]
+    assert asked == [e.session_id for e in events if not isinstance(e, silent)]
+    assert 'trace_id="' + "ab" * 16 in openmetrics_latest(observer.metrics.registry).decode()
 
 
 def test_a_turn_starting_over_pending_overflows_settles_them_with_its_trace(
@@ -450,7 +459,7 @@ def test_exemplars_link_only_to_traces_the_sampler_recorded() -> None:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     registry = CollectorRegistry()
     otel = OtelObserver(provider, clock_to_ns=event_clock_ns)
-    prom = PrometheusObserver(registry, trace_ids=otel.trace_id_of)
+    prom = PrometheusObserver(registry, exemplars=otel.exemplar_of)
     scripts = {"a": Script(session_id="a"), "b": Script(session_id="b")}
     for session in ("a", "b", "b", "a", "b"):
         script = scripts[session]
@@ -510,3 +519,126 @@ def test_reported_input_is_split_into_cache_reads_writes_and_the_rest() -> None:
     assert value(registry, split, cache=n.CACHE_READ) == CACHE_READ
     assert value(registry, split, cache=n.CACHE_WRITE) == 300
     assert value(registry, split, cache=n.CACHE_UNCACHED) == 5200 - CACHE_READ - 300
+
+
+_COUNTS = st.none() | st.integers(0, 5000)
+
+
+@st.composite
+def _finishes(draw: st.DrawFn) -> list[ProviderCallFinished]:
+    """Call finishes on two routes (one without a model), any outcome, each token count
+    present or not, in any order."""
+    drawn = st.tuples(
+        st.sampled_from([("p1", "m1"), ("p2", None)]),
+        st.sampled_from(list(CallOutcome)),
+        st.sampled_from([None, "ContextWindowExceeded"]),
+        _COUNTS,
+        _COUNTS,
+        _COUNTS,
+        _COUNTS,
+    )
+    return [
+        ProviderCallFinished(
+            session_id="s",
+            turn_id="t",
+            at=float(i),
+            call_id=f"c{i}",
+            provider=provider,
+            provider_kind="openai",
+            model=model,
+            outcome=outcome,
+            duration_s=0.5,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cache_read_input_tokens=read,
+            cache_creation_input_tokens=write,
+            error_type=error,
+        )
+        for i, ((provider, model), outcome, error, input_tokens, output_tokens, read, write) in (
+            enumerate(draw(st.lists(drawn, max_size=12)))
+        )
+    ]
+
+
+_BUDGETS = st.builds(
+    BudgetResolved,
+    session_id=st.just("s"),
+    turn_id=st.just("t"),
+    at=st.just(0.0),
+    provider=st.sampled_from(["p1", "p2"]),
+    model=st.sampled_from(["m1", None]),
+    model_context_window=st.integers(1, 10_000),
+    window_source=st.sampled_from(list(WindowSource)),
+    configured_model_context_window=st.none(),
+    budget_tokens=st.integers(1, 10_000),
+    rule=st.sampled_from(list(BudgetRule)),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_finishes(), st.lists(_BUDGETS, max_size=8), st.randoms(use_true_random=False))
+def test_the_updates_kept_per_route_record_what_fresh_ones_would(
+    finishes: list[ProviderCallFinished], budgets: list[BudgetResolved], order: random.Random
+) -> None:
+    # a call's finish keeps its bound updates per route, outcome and which counts it
+    # reports, a budget per route, rule and source: forgetting them after every event (each
+    # event builds its own) changes nothing
+    events: list[Event] = [*finishes, *budgets]
+    order.shuffle(events)
+    kept, fresh = PrometheusObserver(CollectorRegistry()), PrometheusObserver(CollectorRegistry())
+    for event in events:
+        kept.on_event(event)
+        fresh.on_event(event)
+        fresh._finishes.clear()
+        fresh._budgets.clear()
+    assert _text(kept) == _text(fresh)
+
+
+def _text(observer: PrometheusObserver) -> list[str]:
+    text = openmetrics_latest(observer.metrics.registry).decode()
+    return [line for line in text.splitlines() if "_created" not in line]
+
+
+class _OddTurns(_OnlySession):
+    """Records the first, third, ... turn of every session (children follow their parent)."""
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        turn = str((attributes or {}).get(n.ATTR_TURN_ID, "-t0"))
+        recorded = int(turn.rsplit("-t", 1)[1]) % 2 == 1
+        decision = Decision.RECORD_AND_SAMPLE if recorded else Decision.DROP
+        return SamplingResult(decision, attributes if recorded else None)
+
+
+@pytest.mark.parametrize(("sessions", "max_sessions"), [("a", 10), ("abc", 2)])
+def test_the_exemplar_of_a_session_is_its_latest_recorded_trace_or_none(
+    sessions: str, max_sessions: int
+) -> None:
+    """``exemplar_of`` (what the metrics observer reads) agrees with ``trace_id_of`` after
+    every event: a recorded turn's trace, then none for a dropped turn (never the older
+    one), and none once the session is forgotten (``max_sessions``)."""
+    provider = TracerProvider(sampler=ParentBased(_OddTurns("")))
+    otel = OtelObserver(provider, clock_to_ns=event_clock_ns, max_sessions=max_sessions)
+    scripts = [Script(session_id=session) for session in sessions]
+    for _ in range(3):
+        for script in scripts:
+            script.turn()
+            script.call(estimate=100)
+            script.end_turn()
+    seen = set()
+    for event in sorted((e for s in scripts for e in s.events), key=lambda e: e.at):
+        otel.on_event(event)
+        expected = otel.trace_id_of(event)
+        assert otel.exemplar_of(event.session_id) == (
+            {n.EXEMPLAR_TRACE_ID: expected} if expected else None
+        )
+        seen.add(expected is None)
+    assert seen == {True, False}  # both recorded and dropped turns were seen
