@@ -31,10 +31,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from harness.agent.announce import Announcer, CallContext
-from harness.agent.config import FALLBACK_CLIENT_TRIM, EndpointCompactor
+from harness.agent.config import FALLBACK_CLIENT_TRIM, EndpointCompactor, LoopConfig
+from harness.agent.routes import Route
 from harness.providers import ProviderError, ProviderRequest
 from harness.providers.kept_compactions import COMPACTION_TYPE, KeptWindow
-from harness.runtime import ChatMessage, estimate_history_tokens
+from harness.runtime import ChatMessage, estimate_history_tokens, measure_capacity
+from harness.runtime.capacity import CapacityCheck
 from harness.runtime.constants import PER_MESSAGE_FRAMING_TOKENS
 from harness.runtime.estimate import current_turn_start, row_costs
 
@@ -110,3 +112,27 @@ async def compact_or_trim(
         return True
     announcer.endpoint_compacted(call, trigger=trigger, compacted=True, usage=compacted.usage)
     return False
+
+
+def route_compactor(config: LoopConfig, route: Route) -> EndpointCompactor | None:
+    """The route's client when the route compacts through its endpoint; ``None`` for every
+    other route, which keeps the reference's rules."""
+    if route.provider not in config.compacting_routes:
+        return None
+    client = config.clients[route.provider]
+    assert isinstance(client, EndpointCompactor)  # LoopConfig checked it
+    return client
+
+
+def measure_sent(
+    compactor: EndpointCompactor | None,
+    model: str | None,
+    rows: Sequence[ChatMessage],
+    tool_schema_tokens: int,
+    window: int,
+) -> CapacityCheck:
+    """The pre-dispatch check's operands: the reference's for a route that does not
+    compact (``compactor`` ``None``), what the route sends for one that does."""
+    if compactor is None:
+        return measure_capacity(rows, tool_schema_tokens, window)
+    return CapacityCheck(sent_tokens(compactor, model, rows), tool_schema_tokens, window)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from harness.agent.announce import Announcer, CallContext
 from harness.agent.config import EndpointCompactor, IdFactory, LoopConfig
 from harness.agent.dispatch import ToolMode
-from harness.agent.endpoint_compaction import compact_or_trim, sent_tokens
+from harness.agent.endpoint_compaction import compact_or_trim, measure_sent, route_compactor
 from harness.agent.recording import record_final_answer, record_tool_round, record_user_prompt
 from harness.agent.routes import Route
 from harness.agent.tool_execution import run_tool_calls
@@ -45,7 +45,6 @@ from harness.runtime import (
     estimate_system_floor_tokens,
     estimate_tool_schema_tokens,
     is_context_window_exceeded,
-    measure_capacity,
     normalize_system_messages,
     remove_orphaned_tool_messages,
     strip_orphaned_tool_calls_from_assistants,
@@ -53,7 +52,7 @@ from harness.runtime import (
     trim_to_reported_budget,
     truncate_for_context,
 )
-from harness.runtime.capacity import CapacityCheck, require_fit
+from harness.runtime.capacity import require_fit
 from harness.runtime.constants import (
     MAX_ITERATIONS_SUMMARY_PROMPT,
     REACTIVE_RECOVERY_DENOMINATOR,
@@ -184,7 +183,7 @@ class ToolLoop:
         if budget <= 0 or key == state.last_trim_key:
             return
         state.last_trim_key = key
-        compactor = self._compactor(route)
+        compactor = route_compactor(self._config, route)
         if compactor is not None and not await self._trims_after_all(
             compactor, state, route=route, model=model, limits=limits, schema=schema
         ):
@@ -199,15 +198,6 @@ class ToolLoop:
                 route=route,
                 model=model,
             )
-
-    def _compactor(self, route: Route) -> EndpointCompactor | None:
-        """The route's client when the route compacts through its endpoint (outside the
-        reference); ``None`` for every other route, which keeps the reference's rules."""
-        if route.provider not in self._config.compacting_routes:
-            return None
-        client = self._config.clients[route.provider]
-        assert isinstance(client, EndpointCompactor)  # LoopConfig checked it
-        return client
 
     async def _trims_after_all(
         self,
@@ -233,20 +223,12 @@ class ToolLoop:
             tool_schema_tokens=schema,
         )
 
-    def _capacity(self, call: _Call) -> CapacityCheck:
-        """The pre-dispatch check's operands: a compacting route's are what it sends."""
-        ctx, window = call.context, call.limits.model_context_window
-        compactor = self._compactor(ctx.route)
-        if compactor is None:
-            return measure_capacity(call.prepared, call.tool_schema_tokens, window)
-        sent = sent_tokens(compactor, ctx.model, call.prepared)
-        return CapacityCheck(sent, call.tool_schema_tokens, window)
-
     async def _dispatch(
         self, state: TurnState, call: _Call, *, purpose: CallPurpose
     ) -> ProviderReply:
         ctx, window = call.context, call.limits.model_context_window
-        check = self._capacity(call)
+        compactor = route_compactor(self._config, ctx.route)
+        check = measure_sent(compactor, ctx.model, call.prepared, call.tool_schema_tokens, window)
         self._announcer.capacity_checked(ctx.route, ctx.model, check, purpose)
         require_fit(check)  # the same measurement the event reported
         tools = self._config.tools.specs if call.tool_schema_tokens else None
@@ -266,7 +248,7 @@ class ToolLoop:
             rows=call.prepared,
             # the estimate of exactly these rows, except where a compacting route measured
             # what it sends instead (then the bookkeeping prices the rows itself)
-            row_tokens=None if self._compactor(ctx.route) else check.message_tokens,
+            row_tokens=None if compactor else check.message_tokens,
         )
         reply = await self._send(ctx, request)
         state.final_limits = call.limits
