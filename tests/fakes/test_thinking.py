@@ -11,9 +11,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes.answer import Answer
+from fakes.context_edits import COMPACT_BETA
 from fakes.thinking import INVALID_SIGNATURE, MIN_BUDGET_TOKENS, Thinking, add_events, sign
 from fakes.wire.base import StreamEvent
-from tests.fakes.test_context_edits import BETA, fake, obj, send
+from tests.fakes.test_context_edits import (
+    BETA,
+    body,
+    compact,
+    fake,
+    long_conversation,
+    obj,
+    send,
+)
 
 ENABLED = {"type": "enabled", "budget_tokens": MIN_BUDGET_TOKENS}
 
@@ -212,3 +221,19 @@ def test_thinking_events_come_once_before_the_blocks_whose_indexes_move_up(
     moved = [{**e, "index": e["index"] + 1} if "index" in e else e for e in given_events]
     assert rest == [*moved, *ends]
     assert reassembled(thought, 0) == Thinking(turn).block()
+
+
+def test_after_a_streamed_compaction_the_blocks_come_in_the_json_answers_order() -> None:
+    """Compaction block, thinking, text: the stream's indexes give the JSON content's order."""
+    payload = {
+        **body(long_conversation(), compact()),
+        "max_tokens": 2048,
+        "thinking": ENABLED,
+    }
+    headers = {"anthropic-beta": COMPACT_BETA}
+    whole = content(send(fake(), payload, headers))
+    events = streamed(send(fake(), {**payload, "stream": True}, headers))
+    starts = [e["index"] for e in events if e["type"] == "content_block_start"]
+    assert starts == list(range(len(whole)))
+    assert [b["type"] for b in whole] == ["compaction", "thinking", "text"]
+    assert reassembled(events, 1) == whole[1]
