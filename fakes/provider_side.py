@@ -26,7 +26,7 @@ from fakes import context_edits, responses_context
 from fakes.answer import Answer
 from fakes.anthropic_compaction import with_iterations
 from fakes.rows import JSONValue
-from fakes.thinking import Thinking, add_block, check_thinking
+from fakes.thinking import Thinking, add_block, add_events, check_thinking
 from fakes.wire.base import StreamEvent
 from fakes.wire.common import Invalid
 
@@ -245,6 +245,8 @@ def decorate(answer: Answer, edited: Edited | None) -> Answer:
         return answer
     if edited.thinking is not None and isinstance(answer.body, dict):
         answer = replace(answer, body=add_block(answer.body, edited.thinking))
+    if edited.thinking is not None and answer.events is not None:
+        answer = replace(answer, events=add_events(answer.events, edited.thinking))
     outcome = edited.anthropic
     if outcome is not None and (outcome.requested or outcome.compaction is not None):
         if isinstance(answer.body, dict):
