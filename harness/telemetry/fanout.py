@@ -34,6 +34,35 @@ _Handler = Callable[[Event], None]
 _PAIR = 2  # the span and metric observers: a path of its own
 
 
+class TypeDispatched:
+    """An observer that handles each event by a handler kept per event type (built by
+    ``_dispatch`` the first time a type is seen), under ``lock``: alone on the bus through
+    ``on_event``, or driven by ``Fanout`` through ``unlocked_handler`` and the shared lock."""
+
+    def __init__(self, lock: threading.Lock | None) -> None:
+        self.lock = threading.Lock() if lock is None else lock
+        """Held while an event is handled; ``Fanout`` shares one between its observers."""
+        self._handlers: dict[type[Event], _Handler] = {}
+
+    def on_event(self, event: Event) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = self.unlocked_handler(event)
+        with self.lock:
+            handler(event)
+
+    def unlocked_handler(self, event: Event) -> _Handler:
+        """What ``on_event`` does for ``event``'s type, without taking ``lock``: for
+        ``Fanout``, which holds it. Kept per type."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = self._handlers[type(event)] = self._dispatch(event)
+        return handler
+
+    def _dispatch(self, event: Event) -> _Handler:
+        raise NotImplementedError
+
+
 class Fanout:
     """Publishes each event to ``observers``, in order, under their one shared lock."""
 

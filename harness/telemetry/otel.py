@@ -79,6 +79,7 @@ from harness.telemetry.attributes import (
     decision_attributes_of,
     tool_start_attributes,
 )
+from harness.telemetry.fanout import TypeDispatched
 from harness.telemetry.otel_spans import (
     CallSpan,
     SessionSpans,
@@ -117,7 +118,7 @@ class _DecisionKind:
         )
 
 
-class OtelObserver:
+class OtelObserver(TypeDispatched):
     """Turns events into spans on an injected tracer provider. Thread-safe."""
 
     def __init__(
@@ -129,6 +130,7 @@ class OtelObserver:
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         lock: threading.Lock | None = None,
     ) -> None:
+        super().__init__(lock)
         self._tracer = tracer_provider.get_tracer(
             n.INSTRUMENTATION_NAME, schema_url=n.SEMCONV_SCHEMA_URL
         )
@@ -145,25 +147,7 @@ class OtelObserver:
         """A session id's exemplar labels (``trace_id``: its latest recorded trace), or
         ``None``: for the metrics observer, which asks once per event. The dict's own
         ``get``: no call of ours, and the labels are built once per trace, not per event."""
-        self._handlers: dict[type[Event], _Handler] = {}
         self._call_names: dict[str | None, str] = {}  # model -> inference span name
-        self.lock = threading.Lock() if lock is None else lock
-        """Held while an event is handled; ``Fanout`` shares one with the metrics observer."""
-
-    def on_event(self, event: Event) -> None:
-        handler = self._handlers.get(type(event))
-        if handler is None:
-            handler = self.unlocked_handler(event)
-        with self.lock:
-            handler(event)
-
-    def unlocked_handler(self, event: Event) -> Callable[[Event], None]:
-        """What ``on_event`` does for ``event``'s type, without taking ``lock``: for
-        ``Fanout``, which holds it. Kept per type."""
-        handler = self._handlers.get(type(event))
-        if handler is None:
-            handler = self._handlers[type(event)] = self._dispatch(event)
-        return handler
 
     def trace_id_of(self, event: Event) -> str | None:
         """Hex trace id of the span that recorded ``event`` (or the session's latest).

@@ -60,6 +60,7 @@ from harness.events import (
     TurnStarted,
 )
 from harness.telemetry import names as n
+from harness.telemetry.fanout import TypeDispatched
 from harness.telemetry.metrics import MetricSet
 
 Exemplars = Callable[[str], "Mapping[str, str] | None"]
@@ -121,7 +122,7 @@ class _Children(dict[tuple[str, ...], Any]):
         return child
 
 
-class PrometheusObserver:
+class PrometheusObserver(TypeDispatched):
     """Records every event kind into ``registry``; thread-safe.
 
     ``exemplars``: a session id's exemplar labels (``OtelObserver.exemplar_of``).
@@ -137,15 +138,13 @@ class PrometheusObserver:
         multiprocess: bool = False,
         lock: threading.Lock | None = None,
     ) -> None:
+        super().__init__(lock)
         self.metrics = MetricSet(registry)
         self._exemplars: Exemplars = (
             _no_exemplar if multiprocess or exemplars is None else exemplars
         )
         self._calls: OrderedDict[tuple[str, str], _OpenCall] = OrderedDict()
         self._overflows: dict[str, list[_Overflow]] = {}
-        self.lock = threading.Lock() if lock is None else lock
-        """Held while an event is handled; ``Fanout`` shares one with the span observer."""
-        self._handlers: dict[type[Event], Callable[[Event], None]] = {}
         children = {spec.name: _Children(self.metrics.family(spec)) for spec in n.METRICS}
         self._turns = children[n.TURNS.name]
         self._trims = children[n.TRIMS.name]
@@ -177,21 +176,6 @@ class PrometheusObserver:
         # (provider, model, outcome, error type, no input count, no output count) -> the
         # bound updates of a call's finish
         self._finishes: dict[tuple[str, str | None, str, str | None, bool, bool], _Finish] = {}
-
-    def on_event(self, event: Event) -> None:
-        handler = self._handlers.get(type(event))
-        if handler is None:
-            handler = self.unlocked_handler(event)
-        with self.lock:
-            handler(event)
-
-    def unlocked_handler(self, event: Event) -> Callable[[Event], None]:
-        """What ``on_event`` does for ``event``'s type, without taking ``lock``: for
-        ``Fanout``, which holds it. Kept per type."""
-        handler = self._handlers.get(type(event))
-        if handler is None:
-            handler = self._handlers[type(event)] = self._dispatch(event)
-        return handler
 
     def close(self) -> None:
         """Count the overflows still pending as not recovered (the run ended first)."""
