@@ -135,13 +135,14 @@ def trim_to_recent_turns(
     Budget 0 disables the trim. A single turn, or an overrun caused only by system or
     pre-turn rows, is left alone. The newest turn is kept even when it alone is over budget.
     """
-    rows = list(history)
+    # Read in place (a long history's copy costs as much as reading its memos); only an
+    # untouched result copies it, so no result shares the caller's list.
+    rows = history if isinstance(history, list) else list(history)
     body_start = leading_system_count(rows) + crumb_offset(rows, crumb_present)
     probes = _ProbeCosts(rows, body_start)  # first: measuring a row remembers its boundary
-    boundaries = boundary_indices(rows[body_start:])
-    untouched = TrimResult(rows, 0, 0, len(boundaries), probes.total, probes.total, False)
+    boundaries = boundary_indices(rows, body_start)
     if budget_tokens == 0 or probes.total <= budget_tokens or len(boundaries) <= 1:
-        return untouched
+        return TrimResult(list(rows), 0, 0, len(boundaries), probes.total, probes.total, False)
     start = probes.first_fitting(boundaries[1:], budget_tokens)
     dropped_turns = bisect_left(boundaries, start)
     return TrimResult(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 
 from harness.runtime.constants import BREADCRUMB, TOOL_RESULTS_PREFIX
@@ -26,18 +26,22 @@ def is_turn_boundary(message: ChatMessage) -> bool:
 _ROLE = attrgetter("role")
 
 
-def boundary_indices(rows: Sequence[ChatMessage]) -> list[int]:
-    """Indices of the rows that open a turn. The verdict is remembered on each row (a
-    hidden slot of ``ChatMessage``), so re-scanning a long history costs C-level work."""
+def boundary_indices(rows: Sequence[ChatMessage], start: int = 0) -> list[int]:
+    """Indices, counted from ``start``, of the rows from ``start`` on that open a turn
+    (``start`` spares a long history's caller a copy of its tail). The verdict is
+    remembered on each row (a hidden slot of ``ChatMessage``), so re-scanning a long
+    history costs C-level work."""
+    count = max(0, len(rows) - start)
     try:
-        flags = OPENS_TURN.read_all(rows)
+        flags = OPENS_TURN.read_all(islice(rows, start, None))
     except AttributeError:
         # First scan: C-level passes, Python only for the user rows (is_turn_boundary).
-        flags = [False] * len(rows)
-        for index in compress(range(len(rows)), map(eq, map(_ROLE, rows), repeat("user"))):
-            flags[index] = not rows[index].content.startswith(TOOL_RESULTS_PREFIX)
-        OPENS_TURN.write_all(rows, flags)
-    return list(compress(range(len(rows)), flags))
+        tail = rows[start:]
+        flags = [False] * count
+        for index in compress(range(count), map(eq, map(_ROLE, tail), repeat("user"))):
+            flags[index] = not tail[index].content.startswith(TOOL_RESULTS_PREFIX)
+        OPENS_TURN.write_all(tail, flags)
+    return list(compress(range(count), flags))
 
 
 def is_conversation_system(message: ConversationMessage) -> bool:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.runtime import ChatMessage, estimate_history_tokens
 from harness.runtime.memo import OLDER_TOKENS, OPENS_TURN, Memo
-from harness.runtime.turns import boundary_indices
+from harness.runtime.turns import boundary_indices, is_turn_boundary
 from tests.runtime.strategies import histories
 
 
@@ -42,3 +43,15 @@ def test_warm_rows_measure_exactly_as_cold_ones(drawn: tuple[list[ChatMessage], 
     first = (estimate_history_tokens(rows), boundary_indices(rows))
     second = (estimate_history_tokens(rows), boundary_indices(rows))  # read from the memos
     assert first == second == (estimate_history_tokens(cold), boundary_indices(cold))
+
+
+@given(histories(), st.integers(min_value=0, max_value=40))
+def test_boundaries_from_a_start_are_those_of_the_tail_cold_or_warm(
+    drawn: tuple[list[ChatMessage], bool], start: int
+) -> None:
+    rows, _ = drawn
+    tail = [ChatMessage(r.role, r.content) for r in rows[start:]]  # fresh: nothing remembered
+    expected = [i for i, row in enumerate(tail) if is_turn_boundary(row)]
+    assert boundary_indices(rows, start) == expected  # cold: measured from ``start`` on
+    assert boundary_indices(rows, start) == expected  # warm: read from the memos
+    assert boundary_indices(tail) == expected
