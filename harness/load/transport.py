@@ -21,7 +21,9 @@ blocking read yields to the other greenlets) and returns without ever suspending
 
 from __future__ import annotations
 
+import functools
 import math
+import ssl
 from collections.abc import Coroutine
 from typing import Any, Final, TypeVar
 
@@ -40,7 +42,7 @@ class ShardedTransport(httpx.AsyncBaseTransport):
         count = max(1, math.ceil(connections / per_pool))
         size = max(1, math.ceil(connections / count))
         limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-        tls = httpx.create_ssl_context()  # one for all pools: each costs a CA bundle load
+        tls = tls_context()
         self._pools = [httpx.AsyncHTTPTransport(limits=limits, verify=tls) for _ in range(count)]
 
     @property
@@ -57,6 +59,14 @@ class ShardedTransport(httpx.AsyncBaseTransport):
     async def aclose(self) -> None:
         for pool in self._pools:
             await pool.aclose()
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One verifying TLS context for every pool of every run in the process: each new one
+    loads the CA bundle again (~20 ms, charged to the run that builds its client). It is
+    never changed after it is made, so sharing it is safe."""
+    return httpx.create_ssl_context()
 
 
 class InlineSyncTransport(httpx.AsyncBaseTransport):

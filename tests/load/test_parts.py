@@ -7,6 +7,7 @@ import ast
 import asyncio
 import contextlib
 import gc
+import ssl
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +32,13 @@ from harness.load import (
 from harness.load.metrics import OVERHEAD, bucket_quantile, buckets
 from harness.load.session import Samples, TimedClient
 from harness.load.tally import IGNORED, LoadTally, percentile
-from harness.load.transport import InlineSyncTransport, SuspendedError, drive
+from harness.load.transport import (
+    InlineSyncTransport,
+    ShardedTransport,
+    SuspendedError,
+    drive,
+    tls_context,
+)
 from harness.providers.factory import PROVIDER_KINDS
 from harness.scenarios.environment import FAKE_FOR_KIND as SCENARIO_FAKE_FOR_KIND
 
@@ -73,6 +80,16 @@ def test_bucket_quantile_follows_histogram_quantile() -> None:
     assert bucket_quantile(0.5, cumulative) == pytest.approx(0.0005)
     assert bucket_quantile(1.0, cumulative) == pytest.approx(0.001)
     assert bucket_quantile(0.5, {}) is None
+
+
+def test_every_pool_of_every_run_shares_one_verifying_tls_context() -> None:
+    context = tls_context()
+    assert tls_context() is context  # built once per process: each costs a CA bundle load
+    assert context.verify_mode is ssl.CERT_REQUIRED
+    assert context.check_hostname
+    transports = [ShardedTransport(4), ShardedTransport(3)]
+    pools = [pool for t in transports for pool in t._pools]
+    assert {id(pool._pool._ssl_context) for pool in pools} == {id(context)}
 
 
 def test_drive_runs_a_coroutine_that_never_suspends() -> None:
