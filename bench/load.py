@@ -1,7 +1,8 @@
 """``python -m bench load``: what the harness costs under load, against a baseline of this run.
 
 Everything runs against one fake-server process (uvicorn on 127.0.0.1, the built-in load
-workload: a 3000-token window where every trim trigger fires), with the same concurrency:
+workload: a 3000-token window where every trim trigger fires), with the same concurrency,
+each run timed from building its HTTP client to closing it:
 
 - **baseline**: a bare httpx loop (the same client, pool and transport) that replays, per
   session and in order, the exact request bodies a harness run sent (recorded once, first);
@@ -141,7 +142,8 @@ async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) 
     base = next(iter(plan.base_urls.values())).rstrip("/")
     queue = iter(enumerate(sessions))
     calls = 0
-
+    # Timed like a harness run, which builds its client and closes it inside run_sessions.
+    cpu, began = _cpu(), time.perf_counter()
     async with http_client(plan.concurrency, plan.http_timeout_s) as client:
 
         async def worker(slot: int) -> None:
@@ -156,9 +158,8 @@ async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) 
                     await response.aread()
                     calls += 1
 
-        cpu, began = _cpu(), time.perf_counter()
         await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
-        return Measured(calls, time.perf_counter() - began, _cpu() - cpu)
+    return Measured(calls, time.perf_counter() - began, _cpu() - cpu)
 
 
 @dataclass(frozen=True, slots=True)
