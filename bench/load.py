@@ -56,6 +56,7 @@ from harness.agent import Agent
 from harness.agent.cache_loss import SentRequests
 from harness.events import EventBus
 from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
+from harness.load.collector import run_collector
 from harness.load.runner import forget_cached_rows
 from harness.load.session import Samples, SessionFactory, Stopwatch, http_client
 from harness.load.template import SESSION_HEADER, write_plan
@@ -142,23 +143,25 @@ async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) 
     base = next(iter(plan.base_urls.values())).rstrip("/")
     queue = iter(enumerate(sessions))
     calls = 0
-    # Timed like a harness run, which builds its client and closes it inside run_sessions.
+    # Timed like a harness run, which builds its client and closes it inside run_sessions,
+    # and with the collector's settings of a run.
     cpu, began = _cpu(), time.perf_counter()
-    async with http_client(plan.concurrency, plan.http_timeout_s) as client:
+    with run_collector():
+        async with http_client(plan.concurrency, plan.http_timeout_s) as client:
 
-        async def worker(slot: int) -> None:
-            nonlocal calls
-            for index, requests in queue:
-                for sent in requests:
-                    headers = {**sent.headers, SESSION_HEADER: f"{prefix}{index}"}
-                    headers[SLOT_HEADER] = str(slot)
-                    response = await client.post(
-                        base + sent.path, content=sent.body, headers=headers
-                    )
-                    await response.aread()
-                    calls += 1
+            async def worker(slot: int) -> None:
+                nonlocal calls
+                for index, requests in queue:
+                    for sent in requests:
+                        headers = {**sent.headers, SESSION_HEADER: f"{prefix}{index}"}
+                        headers[SLOT_HEADER] = str(slot)
+                        response = await client.post(
+                            base + sent.path, content=sent.body, headers=headers
+                        )
+                        await response.aread()
+                        calls += 1
 
-        await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
+            await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
     return Measured(calls, time.perf_counter() - began, _cpu() - cpu)
 
 

@@ -28,6 +28,7 @@ from harness.agent import Clock
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
+from harness.load.collector import run_collector
 from harness.load.costs import cache_summary, cost_summary
 from harness.load.metrics import LoadMetrics
 from harness.load.prices import PriceTable
@@ -94,9 +95,11 @@ def forget_cached_rows() -> None:
 
 async def run_sessions(plan: LoadPlan, options: RunOptions = RunOptions()) -> LoadSummary:
     """Run ``plan`` against the servers named in ``plan.base_urls``; the summary. The row
-    caches are emptied when it ends (``forget_cached_rows``)."""
+    caches are emptied when it ends (``forget_cached_rows``); the collector runs with the
+    run's settings meanwhile (``run_collector``)."""
     try:
-        return await _run_sessions(plan, options)
+        with run_collector():
+            return await _run_sessions(plan, options)
     finally:
         forget_cached_rows()
 
