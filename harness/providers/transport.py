@@ -13,7 +13,7 @@ import abc
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import httpx
 
@@ -31,6 +31,9 @@ from harness.providers.failures import (
 )
 from harness.providers.sse import SseEvent, iter_sse
 from harness.providers.wirejson import JsonObject, WireShapeError, decode_body, encode_body, loads
+
+URL_MEMO_PATHS: Final = 32
+"""Parsed request URLs a client keeps (``HttpProviderClient.url``)."""
 
 Clock = Callable[[], datetime]
 IdFactory = Callable[[], str]
@@ -89,6 +92,7 @@ class HttpProviderClient(abc.ABC):
     ) -> None:
         self._client = client
         self.base_url = base_url.rstrip("/")
+        self._urls: dict[str, httpx.URL] = {}
         self._api_key = api_key
         if provider_kind is not None:
             self.provider_kind = provider_kind
@@ -150,11 +154,22 @@ class HttpProviderClient(abc.ABC):
         """An error event inside a 200 stream: classified on the event's own data."""
         return failure_error(self.provider_name, None, data, classifier=self.classifier)
 
+    def url(self, path: str) -> httpx.URL:
+        """``base_url + path``, parsed once per path: httpx parses a ``str`` URL again for
+        every request (about 18 µs, a tenth of the client's own work per call). A wire has
+        a handful of paths (one per model at most), so at most ``URL_MEMO_PATHS`` are kept."""
+        url = self._urls.get(path)
+        if url is None:
+            url = httpx.URL(self.base_url + path)
+            if len(self._urls) < URL_MEMO_PATHS:
+                self._urls[path] = url
+        return url
+
     async def post_json(self, path: str, payload: JsonObject) -> Answer:
         """POST and return the decoded 200 body; every other outcome raises."""
         try:
             response = await self._client.post(
-                self.base_url + path,
+                self.url(path),
                 content=encode_body(payload),
                 headers=self._headers(stream=False),
             )
@@ -188,10 +203,12 @@ class HttpProviderClient(abc.ABC):
         """POST a streaming request and feed each event to ``sink``, which raises for
         in-stream errors. Errors before the stream (HTTP status, JSON error bodies) and
         transport failures mid-stream are raised here."""
-        url = self.base_url + path
         try:
             async with self._client.stream(
-                "POST", url, content=encode_body(payload), headers=self._headers(stream=True)
+                "POST",
+                self.url(path),
+                content=encode_body(payload),
+                headers=self._headers(stream=True),
             ) as response:
                 if response.status_code >= httpx.codes.BAD_REQUEST or _is_json(response):
                     body = (await response.aread()).decode("utf-8", "replace")

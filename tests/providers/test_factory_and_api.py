@@ -21,6 +21,7 @@ from harness.providers import (
     ProviderClient,
     make_client,
 )
+from harness.providers.transport import URL_MEMO_PATHS
 
 EXPECTED_CLASSES = {
     "openai": OpenAIChatClient,
@@ -71,6 +72,20 @@ def test_provider_name_and_classifier_are_passed_through() -> None:
         Classifier.REFERENCE,
         "http://x",
     )
+
+
+def test_request_urls_are_parsed_once_per_path_and_kept_for_a_bounded_number() -> None:
+    client = make_client(
+        "openai", client=httpx.AsyncClient(), base_url="http://x/v1/", api_key=None
+    )
+    url = client.url("/chat/completions")
+    assert url == httpx.URL("http://x/v1/chat/completions")
+    assert client.url("/chat/completions") is url  # not parsed again
+    models = [client.url(f"/models/m{i}:generateContent") for i in range(URL_MEMO_PATHS + 5)]
+    assert [str(u) for u in models[-2:]] == [
+        f"http://x/v1/models/m{i}:generateContent" for i in (URL_MEMO_PATHS + 3, URL_MEMO_PATHS + 4)
+    ]
+    assert len(client._urls) == URL_MEMO_PATHS
 
 
 @pytest.mark.parametrize("kind", ["bedrock", "bedrock-throttle", "OpenAI", ""])
