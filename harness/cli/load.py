@@ -29,6 +29,7 @@ from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.prices import price_lookup, read_pricing
+from harness.cli.validate import LIMIT, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
     FAKE_FOR_KIND,
@@ -60,6 +61,7 @@ from harness.load.sweep import (
 from harness.load.template import DEFAULT_WINDOW
 from harness.progress import tracker
 from harness.report.sweep_page import render_sweep_page
+from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
@@ -78,9 +80,15 @@ def _invalid(console: Console, message: str) -> typer.Exit:
 
 
 def _template(
-    scenario: Path | None, provider: str | None, context_window: int | None, latency_ms: int
+    scenario: Path | None,
+    provider: str | None,
+    context_window: int | None,
+    latency_ms: int,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[SessionTemplate, list[str]]:
-    """The session template and notes; ``ValueError`` says what is wrong."""
+    """The session template and notes; ``ValueError`` says what is wrong. A scenario is
+    read within ``limits`` (``--limit NAME=N``, as for ``run``), and at most one user turn
+    more than a session may run is expanded (enough to tell that it has too many)."""
     if scenario is None:
         kind = provider or "openai"
         window = context_window or DEFAULT_WINDOW
@@ -92,10 +100,34 @@ def _template(
     from harness.scenarios.loader import ScenarioError, load_scenario  # noqa: PLC0415
 
     try:
-        loaded = load_scenario(scenario)
+        loaded = load_scenario(scenario, limits=limits)
     except ScenarioError as error:
         raise ValueError("\n".join(error.problems)) from error
-    return template_from_scenario(loaded.scenario, context_window=context_window)
+    return template_from_scenario(
+        loaded.scenario, context_window=context_window, max_texts=MAX_TURNS + 1
+    )
+
+
+def _limits(options: list[str] | None, scenario: Path | None, err: Console) -> Limits:
+    """``--limit NAME=N`` (as for ``run``), or exit 2: only a scenario is read within them."""
+    if options and scenario is None:
+        raise _invalid(err, "--limit raises the scenario loader's limits: it needs --scenario")
+    return resolve_limits(options, err)
+
+
+def _turns(turns: int | None, template: SessionTemplate, scenario: Path | None) -> int:
+    """``--turns``, else the scenario's user turns, else ``DEFAULT_TURNS``; a scenario with
+    more user turns than a session runs needs ``--turns`` (``ValueError``)."""
+    if turns is not None:
+        return turns
+    if scenario is None:
+        return DEFAULT_TURNS
+    if len(template.user_texts) > MAX_TURNS:
+        raise ValueError(
+            f"--turns: {scenario} has more than {MAX_TURNS} user turns, more than a load"
+            f" session runs; pass --turns N (1..{MAX_TURNS}) to run its first N"
+        )
+    return len(template.user_texts)
 
 
 def trace_sampler(share: float | None) -> Sampler | None:
@@ -213,6 +245,7 @@ def load(
     html_path: Path | None = typer.Option(
         None, "--html", help="With --sweep: write the table and plots as one HTML page."
     ),
+    limit: list[str] | None = LIMIT,
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
@@ -229,12 +262,14 @@ def load(
     if trace_sample is not None and not tracing:
         raise _invalid(err, "--trace-sample needs --otel-jsonl or --otlp: nothing is traced")
     try:
-        template, notes = _template(scenario, provider, context_window, latency_ms)
+        template, notes = _template(
+            scenario, provider, context_window, latency_ms, _limits(limit, scenario, err)
+        )
         plan = LoadPlan(
             template,
             sessions=sessions,
             concurrency=concurrency,
-            turns=turns or (len(template.user_texts) if scenario else DEFAULT_TURNS),
+            turns=_turns(turns, template, scenario),
             duration_s=duration,
         )
         prices = _prices(prices_path, price_as, locust)

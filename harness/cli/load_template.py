@@ -31,11 +31,18 @@ class _Texts:
     skipped: set[str] = field(default_factory=set)
 
 
-def _expand(steps: Sequence[ConversationStep], found: _Texts, index: int | None = None) -> None:
+def _expand(
+    steps: Sequence[ConversationStep], found: _Texts, cap: int, index: int | None = None
+) -> None:
+    """The user turns of ``steps`` into ``found``, at most ``cap`` of them."""
     for step in steps:
+        if len(found.texts) >= cap:
+            return
         if step.repeat is not None:
             for i in range(step.repeat.times):
-                _expand(step.repeat.steps, found, i)
+                if len(found.texts) >= cap:
+                    return
+                _expand(step.repeat.steps, found, cap, i)
         elif step.user is not None:
             turn = step.user if isinstance(step.user, UserTurn) else UserTurn(text=step.user)
             text = turn.text if index is None else turn.text.replace("{i}", str(index))
@@ -75,16 +82,18 @@ def _providers(scenario: Scenario, context_window: int | None) -> Iterator[Provi
 
 
 def template_from_scenario(
-    scenario: Scenario, *, context_window: int | None = None
+    scenario: Scenario, *, context_window: int | None = None, max_texts: int
 ) -> tuple[SessionTemplate, list[str]]:
     """The template and the notes on what was left out. Raises ``ValueError`` for a
-    scenario that cannot run under load."""
+    scenario that cannot run under load. At most ``max_texts`` user turns are expanded:
+    a load session runs no more turns than that, and a ``repeat`` the loader's limits
+    allow (``--limit turns=N``) could otherwise expand to any number of texts."""
     if scenario.driver != "agent":
         raise ValueError(
             f"load runs agent sessions; scenario {scenario.id!r} uses {scenario.driver!r}"
         )
     found = _Texts()
-    _expand(scenario.conversation, found)
+    _expand(scenario.conversation, found, max_texts)
     if not found.texts:
         raise ValueError(f"scenario {scenario.id!r} has no user turn")
     routes = route_table(scenario)

@@ -4,13 +4,17 @@ and a guard around the OTLP exporter (``--otlp``) for a collector that does not 
 Each finished span is one line: the SDK's own ``ReadableSpan.to_json`` rendering
 (name, context.trace_id/span_id, kind, parent_id, start_time, end_time, status,
 attributes, events, links, resource), compacted to a single line and flushed, so a
-crashed run keeps every span that had ended.
+crashed run keeps every span that had ended; the file is fsynced at shutdown, so a run's
+last line (``trimscope.run.interrupted`` when a signal stopped it) is on disk before the
+run exits. A run killed without warning may leave a torn last line: ``read_span_lines``
+skips it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -55,13 +59,28 @@ class JsonLinesSpanExporter(SpanExporter):
 
     def shutdown(self) -> None:
         with self._lock:
+            if not self._stream.closed:
+                self._stream.flush()
+                os.fsync(self._stream.fileno())
             self._stream.close()
 
 
 def read_span_lines(path: Path) -> list[dict[str, Any]]:
-    """The span records of a JSON-lines span file, in the order they ended."""
-    with path.open(encoding="utf-8") as stream:
-        return [json.loads(line) for line in stream if line.strip()]
+    """The span records of a JSON-lines span file, in the order they ended; a torn last
+    line (a run killed while writing it) is skipped, a torn line before it is an error."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            if number == len(lines) and not text.endswith("\n"):
+                break  # the last write never finished: every whole line is kept
+            raise ValueError(f"{path}:{number}: not a span record: {error}") from error
+    return records
 
 
 OTLP_EXPORT_TIMEOUT_S: Final = 2.0

@@ -35,7 +35,7 @@ from typing import Final
 
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import OTELResourceDetector, Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import SynchronousMultiSpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     SimpleSpanProcessor,
@@ -61,6 +61,7 @@ from harness.telemetry.exposition import (
 from harness.telemetry.fanout import Fanout
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver
+from harness.telemetry.run_marker import record_interrupted
 from harness.telemetry.transcript import TranscriptWriter
 
 MAX_HOLD_METRICS_S: Final = 3600.0
@@ -101,6 +102,8 @@ class Telemetry:
     cost: CostObserver | None = None
     transcript: TranscriptWriter | None = None
     hold_metrics_s: float = 0.0
+    interrupted_by: str | None = None
+    """Set by ``mark_interrupted``: shutdown then ends a ``trimscope.run.interrupted`` span."""
 
     def hold(self, until: threading.Event | None = None) -> None:
         """After a completed run: count what is still pending, then keep serving for
@@ -113,8 +116,10 @@ class Telemetry:
         hold_metrics(self.hold_metrics_s, until)
 
     def mark_interrupted(self, signal: str) -> None:
-        """Say in the metrics (served and ``--metrics-out``) that ``signal`` stopped the run;
-        call before ``shutdown``."""
+        """Say in the metrics (served and ``--metrics-out``) and the spans (``--otel-jsonl``,
+        ``--otlp``: a last ``trimscope.run.interrupted`` span, ended by ``shutdown`` after the
+        spans left open) that ``signal`` stopped the run; call before ``shutdown``."""
+        self.interrupted_by = signal
         if self.registry is not None:
             mark_interrupted(self.registry, signal)
 
@@ -126,13 +131,19 @@ def build_resource() -> Resource:
     return base.merge(OTELResourceDetector().detect())
 
 
-def build_tracer_provider(options: TelemetryOptions) -> TracerProvider | None:
+def build_tracer_provider(
+    options: TelemetryOptions, processors: SynchronousMultiSpanProcessor | None = None
+) -> TracerProvider | None:
+    """The run's tracer provider, its span processors in ``processors`` when given (the
+    run marker shares them), or ``None`` when no span output is asked for."""
     exporters = list(options.span_exporters)
     if options.otel_jsonl is not None:
         exporters.append(JsonLinesSpanExporter(options.otel_jsonl))
     if not exporters and not options.otlp:
         return None
-    provider = TracerProvider(resource=build_resource(), sampler=options.sampler)
+    provider = TracerProvider(
+        resource=build_resource(), sampler=options.sampler, active_span_processor=processors
+    )
     for exporter in exporters:
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     if options.otlp:
@@ -166,11 +177,14 @@ def build_telemetry(options: TelemetryOptions) -> Telemetry:
     )
     observers: list[Observer] = []
     lock = threading.Lock()  # one for both observers: ``Fanout`` takes it once per event
-    provider = build_tracer_provider(options)
+    # the SDK leaves this constructor unannotated
+    processors = SynchronousMultiSpanProcessor()  # type: ignore[no-untyped-call]
+    provider = build_tracer_provider(options, processors)
     if provider is not None:
         telemetry.tracer_provider = provider
         telemetry.otel = OtelObserver(provider, clock_to_ns=options.clock_to_ns, lock=lock)
-        steps += [telemetry.otel.close, provider.shutdown]  # shutdown flushes first
+        # the spans left open end first, then the run's mark, then shutdown flushes them
+        steps += [telemetry.otel.close, _marker(telemetry, processors), provider.shutdown]
     if _wants_metrics(options):
         _add_metrics(telemetry, options, lock, steps)
     shared = [o for o in (telemetry.otel, telemetry.prometheus) if o is not None]
@@ -184,6 +198,17 @@ def build_telemetry(options: TelemetryOptions) -> Telemetry:
         steps.append(telemetry.transcript.close)
     telemetry.observers = tuple(observers)
     return telemetry
+
+
+def _marker(telemetry: Telemetry, processors: SynchronousMultiSpanProcessor) -> Callable[[], None]:
+    """The shutdown step that ends the run's ``trimscope.run.interrupted`` span, if any."""
+
+    def mark() -> None:
+        if telemetry.interrupted_by is not None and telemetry.tracer_provider is not None:
+            resource = telemetry.tracer_provider.resource
+            record_interrupted(processors, resource, telemetry.interrupted_by)
+
+    return mark
 
 
 def _wants_metrics(options: TelemetryOptions) -> bool:

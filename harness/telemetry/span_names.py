@@ -80,3 +80,8 @@ ATTR_INCOMPLETE: Final = "trimscope.incomplete"
 """Set on spans still open when the observer was closed (an aborted run)."""
 
 MAX_OVERFLOW_MESSAGE_CHARS: Final = 500
+
+SPAN_RUN_INTERRUPTED: Final = "trimscope.run.interrupted"
+"""The last span of a run a signal stopped (``harness.telemetry.run_marker``)."""
+ATTR_RUN_SIGNAL: Final = "trimscope.run.signal"
+"""On ``SPAN_RUN_INTERRUPTED``: the signal's name, ``SIGINT`` or ``SIGTERM``."""

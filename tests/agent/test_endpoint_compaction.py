@@ -249,3 +249,29 @@ def test_the_window_is_sized_by_the_reported_usage_else_by_its_opaque_content() 
     assert window_tokens(reported, rows, costs) == costs[0] + 7 + 4
     unreported = KeptWindow((user, item), rows=2)
     assert window_tokens(unreported, rows, costs) == costs[0] + row_cost("assistant", "c" * 400)
+
+
+async def test_the_cache_loss_prices_a_compacting_routes_rows_not_what_it_sent(
+    rig_factory: Build,
+) -> None:
+    """A compacting route's capacity check measures what the route sends (the kept window
+    and the rows after it); the request remembered for the cache loss of later trims is
+    the runtime's rows, so it is priced on those rows. (Handing the check's measure in as
+    the rows' estimate once made every later trim's loss that of the compacted request.)"""
+    script = fakes.FakeScript(default=fakes.FakeBehaviour(fakes.ScriptedReply(SHORT)))
+    rig = rig_factory(window=150, script=script)
+    for n in range(1, 7):  # the sixth turn compacts (see the test above)
+        await rig.agent.turn(f"turn {n}")
+    assert [e.turn_id for e in rig.edits()] == ["turn-6"]
+    rows = [ChatMessage("system", "sys")]
+    for n in range(1, 7):
+        rows.append(ChatMessage("user", f"turn {n}"))
+        if n < 6:
+            rows.append(ChatMessage("assistant", SHORT))
+    last_check = [e for e in rig.recorder.events if isinstance(e, CapacityChecked)][-1]
+    assert last_check.message_tokens < estimate_history_tokens(rows)  # 48 sent of 111
+    sent = rig.agent.announcer.sent
+    # Against an empty history every row of the last request is lost, against the system
+    # row alone all but it: the rows' estimate, not the 48 tokens the route sent.
+    assert sent.loss(REF, []) == estimate_history_tokens(rows)
+    assert sent.loss(REF, rows[:1]) == estimate_history_tokens(rows) - row_cost("system", "sys")

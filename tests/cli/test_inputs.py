@@ -95,6 +95,9 @@ CASES: list[Case] = [
     *_values(LOAD, "--latency-ms", "-1", "60001"),
     *_values((*LOAD, "--locust"), "--workers", "0", "65"),
     *_values(LOAD, "--provider", "nosuchkind"),
+    *_values((*LOAD, "--scenario", SCENARIO), "--limit", "bogus", "sessions=5"),
+    Case((*LOAD, "--scenario", SCENARIO, "--limit", "turns=x"), "--limit", shows="turns"),
+    Case((*LOAD, "--limit", "turns=5"), "--limit", shows="--scenario"),  # it reads no file
     Case((*LOAD, "--otlp"), "OTEL_EXPORTER_OTLP_COMPRESSION",
          (("OTEL_EXPORTER_OTLP_COMPRESSION", "zip"),)),
     # trimscope fake serve

@@ -17,7 +17,7 @@ import pytest
 
 from harness.load import metrics as m
 from harness.load.launcher import free_port
-from harness.telemetry import multiprocess_registry
+from harness.telemetry import multiprocess_registry, read_span_lines
 from harness.telemetry import names as n
 from tests.interrupting import (
     EXIT_FOR,
@@ -61,7 +61,18 @@ def test_a_stopped_load_run_is_summarised_and_marked(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
     out = tmp_path / "out" / "load.json"
-    running, port = _endless(tmp_path, "--latency-ms", "10", "--json", out)
+    spans = tmp_path / "spans.jsonl"
+    running, port = _endless(
+        tmp_path,
+        "--latency-ms",
+        "10",
+        "--json",
+        out,
+        "--otel-jsonl",
+        spans,
+        "--trace-sample",
+        "0.01",
+    )
     _wait_for_sessions(running, port)
     assert survivors(running.tmpdir)  # the check below can see a child: there is one now
     running.process.send_signal(signum)
@@ -84,6 +95,12 @@ def test_a_stopped_load_run_is_summarised_and_marked(
     assert summary["failed_calls"] == 0
     assert_nothing_left(running)
     assert [p.name for p in out.parent.iterdir()] == ["load.json"]
+    *traced, mark = read_span_lines(spans)  # the last line, however few turns were sampled
+    assert (mark["name"], mark["attributes"]) == (
+        n.SPAN_RUN_INTERRUPTED,
+        {n.ATTR_RUN_SIGNAL: signum.name},
+    )
+    assert n.SPAN_RUN_INTERRUPTED not in {s["name"] for s in traced}
 
 
 def test_a_fake_server_that_dies_is_named_and_the_failures_fail_the_run(tmp_path: Path) -> None:

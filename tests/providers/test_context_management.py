@@ -4,6 +4,7 @@ end to end against the fakes (issue 17)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -188,33 +189,53 @@ async def test_responses_compaction_and_truncation_are_sent_and_reported(stream:
     assert plain.usage.input_tokens <= 2000
 
 
-@pytest.mark.parametrize("stream", [False, True])
-async def test_a_responses_compaction_item_is_kept_and_sent_in_place_of_its_input(
-    stream: bool,
-) -> None:
+@dataclasses.dataclass
+class Responses:
+    """An OpenAI Responses client talking to a fake of its own, in process."""
+
+    fake: FakeProvider
+    client: OpenAIResponsesClient
+
+
+@pytest.fixture
+async def responses() -> AsyncIterator[Responses]:
     fake = FakeProvider("openai", "test-model")
-    history = [ChatMessage("user", f"q{i} " + "x" * 800) for i in range(6)]
-    context = ProviderContext(compact_threshold=1000)
     async with asgi_client(fake) as http:
         client = make_client("openai-responses", client=http, base_url=ROOT + "/v1", api_key="k")
-        client.provider_context = context
-        first = await client.complete(ProviderRequest("test-model", history, stream=stream))
-        assert [e.kind for e in first.provider_edits] == ["compaction"]
-        answered = fake.log.last()
-        output = (
-            answered.response_body
-            if not stream
-            else next(
-                e["response"]
-                for e in answered.stream_events
-                if isinstance(e, dict) and e.get("type") == "response.completed"
-            )
+        assert isinstance(client, OpenAIResponsesClient)
+        yield Responses(fake, client)
+
+
+# A question and a long answer: the window keeps the user messages (the fake follows
+# CompactedResponse's shape) and summarises the rest, here the answer.
+ANSWERED = [ChatMessage("user", "tell me all"), ChatMessage("assistant", "word " * 300)]
+ASKED = ProviderRequest("test-model", ANSWERED, max_tokens=16)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_responses_compaction_item_is_kept_and_sent_in_place_of_its_input(
+    responses: Responses, stream: bool
+) -> None:
+    fake, client = responses.fake, responses.client
+    history = [ChatMessage("user", f"q{i} " + "x" * 800) for i in range(6)]
+    client.provider_context = ProviderContext(compact_threshold=1000)
+    first = await client.complete(ProviderRequest("test-model", history, stream=stream))
+    assert [e.kind for e in first.provider_edits] == ["compaction"]
+    answered = fake.log.last()
+    output = (
+        answered.response_body
+        if not stream
+        else next(
+            e["response"]
+            for e in answered.stream_events
+            if isinstance(e, dict) and e.get("type") == "response.completed"
         )
-        assert isinstance(output, dict)
-        assert isinstance(output["output"], list)
-        item = output["output"][0]
-        later = [*history, ChatMessage("assistant", first.text or ""), ChatMessage("user", "go")]
-        second = await client.complete(ProviderRequest("test-model", later, stream=stream))
+    )
+    assert isinstance(output, dict)
+    assert isinstance(output["output"], list)
+    item = output["output"][0]
+    later = [*history, ChatMessage("assistant", first.text or ""), ChatMessage("user", "go")]
+    second = await client.complete(ProviderRequest("test-model", later, stream=stream))
     assert isinstance(second, ProviderReply)
     sent = fake.log.last().request_body
     assert isinstance(sent, dict)
@@ -224,22 +245,17 @@ async def test_a_responses_compaction_item_is_kept_and_sent_in_place_of_its_inpu
     assert len(sent["input"]) == 1 + 2
 
 
-async def test_responses_compact_endpoint_window_replaces_the_input_later() -> None:
-    fake = FakeProvider("openai", "test-model")
-    # The window keeps the user messages (the fake follows CompactedResponse's shape) and
-    # summarises the rest: here the long answer.
-    history = [ChatMessage("user", "tell me all"), ChatMessage("assistant", "word " * 300)]
-    request = ProviderRequest("test-model", history, max_tokens=16)
-    async with asgi_client(fake) as http:
-        client = make_client("openai-responses", client=http, base_url=ROOT + "/v1", api_key="k")
-        assert isinstance(client, OpenAIResponsesClient)
-        window = await client.compact(request)
-        assert fake.log.last().path == "/v1/responses/compact"
-        assert window.output[-1]["type"] == "compaction"
-        assert window.usage.input_tokens is not None
-        assert window.usage.input_tokens > 300
-        later = [*history, ChatMessage("user", "and now?")]
-        reply = await client.complete(dataclasses.replace(request, messages=later))
+async def test_responses_compact_endpoint_window_replaces_the_input_later(
+    responses: Responses,
+) -> None:
+    fake, client = responses.fake, responses.client
+    window = await client.compact(ASKED)
+    assert fake.log.last().path == "/v1/responses/compact"
+    assert window.output[-1]["type"] == "compaction"
+    assert window.usage.input_tokens is not None
+    assert window.usage.input_tokens > 300
+    later = [*ANSWERED, ChatMessage("user", "and now?")]
+    reply = await client.complete(dataclasses.replace(ASKED, messages=later))
     assert isinstance(reply, ProviderReply)
     sent: Any = fake.log.last().request_body
     assert sent["input"][: len(window.output)] == list(window.output)
@@ -248,20 +264,17 @@ async def test_responses_compact_endpoint_window_replaces_the_input_later() -> N
     assert reply.usage.input_tokens < 100  # the summary, not the 300 words it replaced
 
 
-async def test_a_second_compaction_reads_the_kept_window_and_says_what_it_replaces() -> None:
-    fake = FakeProvider("openai", "test-model")
-    history = [ChatMessage("user", "tell me all"), ChatMessage("assistant", "word " * 300)]
-    request = ProviderRequest("test-model", history, max_tokens=16)
-    async with asgi_client(fake) as http:
-        client = make_client("openai-responses", client=http, base_url=ROOT + "/v1", api_key="k")
-        assert isinstance(client, OpenAIResponsesClient)
-        first = await client.compact(request)
-        longer = [*history, ChatMessage("user", "and now?"), ChatMessage("assistant", "more")]
-        kept = client.kept_window(dataclasses.replace(request, messages=longer))
-        assert kept is not None
-        assert (kept.window, kept.rows) == (first.output, len(history))
-        assert kept.written_tokens == first.usage.output_tokens
-        second = await client.compact(dataclasses.replace(request, messages=longer))
+async def test_a_second_compaction_reads_the_kept_window_and_says_what_it_replaces(
+    responses: Responses,
+) -> None:
+    fake, client = responses.fake, responses.client
+    first = await client.compact(ASKED)
+    longer = [*ANSWERED, ChatMessage("user", "and now?"), ChatMessage("assistant", "more")]
+    kept = client.kept_window(dataclasses.replace(ASKED, messages=longer))
+    assert kept is not None
+    assert (kept.window, kept.rows) == (first.output, len(ANSWERED))
+    assert kept.written_tokens == first.usage.output_tokens
+    second = await client.compact(dataclasses.replace(ASKED, messages=longer))
     read: Any = fake.log.last().request_body
     # the endpoint read the first window and what followed, not the 300 words again
     assert read["input"][: len(first.output)] == list(first.output)

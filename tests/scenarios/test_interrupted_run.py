@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.telemetry import names as n
 from tests.interrupting import EXIT_FOR, assert_nothing_left, finish, start, wait_for_file
 from tests.scenarios.support import scenario, write
 
@@ -79,7 +80,13 @@ def test_a_stopped_run_writes_every_output_marked_interrupted(
     assert f'trimscope_run_interrupted{{signal="{name}"}} 1.0' in metrics
     assert "trimscope_provider_calls_total" in metrics
     spans = [json.loads(line) for line in (out / "spans.jsonl").read_text().splitlines()]
-    assert spans  # every line parses
+    *traced, mark = spans  # every line parses, and the last says the run was stopped
+    assert (mark["name"], mark["attributes"]) == (
+        n.SPAN_RUN_INTERRUPTED,
+        {n.ATTR_RUN_SIGNAL: name},
+    )
+    assert n.SPAN_RUN_INTERRUPTED not in {s["name"] for s in traced}
+    assert any(s["attributes"].get(n.ATTR_INCOMPLETE) for s in traced)  # b-slow's open turn
     assert sorted(p.name for p in out.iterdir()) == [
         "junit.xml",
         "metrics.prom",
