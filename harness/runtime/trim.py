@@ -8,26 +8,32 @@ event: the caller does that once, in one place, when ``trimmed`` is true.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
-from itertools import accumulate
-from typing import Generic, TypeVar
+from itertools import accumulate, repeat
+from operator import add
+from typing import Final, Generic, TypeVar
 
 from harness.runtime.carriers import is_prompt_tool_carrier
 from harness.runtime.estimate import row_costs
 from harness.runtime.messages import ChatMessage, ConversationMessage
 from harness.runtime.turns import (
-    boundary_indices,
     count_turns,
     crumb_offset,
     is_conversation_system,
     is_conversation_turn_boundary,
     is_turn_boundary,
     leading_system_count,
+    opening_flags,
 )
 
 T = TypeVar("T", ChatMessage, ConversationMessage)
+
+_BLOCK: Final = 256
+"""Rows per block of a trim's suffix sums (``_SuffixSums``): a suffix costs one block's
+partial sum, the blocks' sums one C-level pass."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,30 +107,49 @@ class _ProbeCosts:
         prefix_cost, suffix = self._past_anchor
         return prefix_cost + suffix[start]
 
-    def first_fitting(self, candidates: list[int], budget: int) -> int:
-        """The first candidate start whose probe fits (the reference's loop stops there),
-        else the last one. Within each side of the anchor, probe costs only fall as the
-        start moves on, so each side is a binary search; the first side is searched first
-        because the reference would stop there."""
-        split = bisect_right(candidates, self._anchor) if self._anchor >= 0 else len(candidates)
-        for side in (candidates[:split], candidates[split:]):
-            found = bisect_left(side, True, key=lambda start: self.cost(start) <= budget)
-            if found < len(side):
-                return side[found]
-        return candidates[-1]
+    def first_fitting(self, opens: list[bool], budget: int) -> int:
+        """The first turn opening after the first one (``opens``: whether each body row
+        opens a turn; at least two do) whose probe fits, as the reference's loop stops
+        there; else the last opening. Within each side of the anchor, probe costs only
+        fall as the start moves on, row by row: each side is a binary search for its first
+        fitting row, then a C-level look for the next opening from there. The first side
+        is searched first because the reference would stop there."""
+        rows = len(opens)
+        first = opens.index(True, opens.index(True) + 1)
+        anchor = self._anchor
+        past = max(first, anchor + 1)
+        sides = [(first, rows)] if anchor < 0 else [(first, anchor + 1), (past, rows)]
+        for low, high in sides:
+            if low >= high:
+                continue
+            span = range(low, high)
+            fits = bisect_left(span, True, key=lambda start: self.cost(start) <= budget)
+            with suppress(ValueError):  # no opening from there on: nothing on this side fits
+                return opens.index(True, low + fits, high)
+        return rows - 1 - opens[::-1].index(True)
 
 
 class _SuffixSums:
-    """``self[i] == sum(costs[offset + i:])`` from one C-level running sum; ``whole`` is
-    ``sum(costs)``."""
+    """``self[i] == sum(costs[offset + i:])``; ``whole`` is ``sum(costs)``.
+
+    A trim asks for a few dozen suffixes (a binary search), so no running sum of every row
+    is built (a new int per row: most of a warm trim of a long history). The sums of
+    ``_BLOCK``-row blocks are taken at C level once; a suffix is the whole less the blocks
+    before it and the part of one block."""
 
     def __init__(self, costs: list[int], offset: int = 0) -> None:
-        self._running = list(accumulate(costs, initial=0))
-        self.whole = self._running[-1]
+        self._costs = costs
         self._offset = offset
+        starts = range(0, len(costs), _BLOCK)
+        blocks = map(costs.__getitem__, map(slice, starts, map(add, starts, repeat(_BLOCK))))
+        self._before = list(accumulate(map(sum, blocks), initial=0))  # sum of blocks < k
+        self.whole = self._before[-1]
 
     def __getitem__(self, start: int) -> int:
-        return self.whole - self._running[self._offset + start]
+        end = self._offset + start  # sum(costs[:end]), from its block's running sum
+        block = end // _BLOCK
+        head = self._before[block] + sum(self._costs[block * _BLOCK : end])
+        return self.whole - head
 
 
 def trim_to_recent_turns(
@@ -140,16 +165,17 @@ def trim_to_recent_turns(
     rows = history if isinstance(history, list) else list(history)
     body_start = leading_system_count(rows) + crumb_offset(rows, crumb_present)
     probes = _ProbeCosts(rows, body_start)  # first: measuring a row remembers its boundary
-    boundaries = boundary_indices(rows, body_start)
-    if budget_tokens == 0 or probes.total <= budget_tokens or len(boundaries) <= 1:
-        return TrimResult(list(rows), 0, 0, len(boundaries), probes.total, probes.total, False)
-    start = probes.first_fitting(boundaries[1:], budget_tokens)
-    dropped_turns = bisect_left(boundaries, start)
+    opens = opening_flags(rows, body_start)
+    turns = opens.count(True)
+    if budget_tokens == 0 or probes.total <= budget_tokens or turns <= 1:
+        return TrimResult(list(rows), 0, 0, turns, probes.total, probes.total, False)
+    start = probes.first_fitting(opens, budget_tokens)
+    dropped_turns = opens[:start].count(True)
     return TrimResult(
         history=rows[:body_start] + rows[body_start + start :],
         dropped_messages=start,
         dropped_turns=dropped_turns,
-        kept_turns=len(boundaries) - dropped_turns,
+        kept_turns=turns - dropped_turns,
         tokens_before=probes.total,
         tokens_after=probes.cost(start),
         trimmed=True,

@@ -26,22 +26,26 @@ def is_turn_boundary(message: ChatMessage) -> bool:
 _ROLE = attrgetter("role")
 
 
-def boundary_indices(rows: Sequence[ChatMessage], start: int = 0) -> list[int]:
-    """Indices, counted from ``start``, of the rows from ``start`` on that open a turn
-    (``start`` spares a long history's caller a copy of its tail). The verdict is
-    remembered on each row (a hidden slot of ``ChatMessage``), so re-scanning a long
-    history costs C-level work."""
-    count = max(0, len(rows) - start)
+def opening_flags(rows: Sequence[ChatMessage], start: int = 0) -> list[bool]:
+    """Whether each row from ``start`` on opens a turn (``start`` spares a long history's
+    caller a copy of its tail). The verdict is remembered on each row (a hidden slot of
+    ``ChatMessage``), so re-reading a long history costs C-level work."""
     try:
-        flags = OPENS_TURN.read_all(islice(rows, start, None))
+        return OPENS_TURN.read_all(islice(rows, start, None))
     except AttributeError:
         # First scan: C-level passes, Python only for the user rows (is_turn_boundary).
         tail = rows[start:]
-        flags = [False] * count
-        for index in compress(range(count), map(eq, map(_ROLE, tail), repeat("user"))):
+        flags = [False] * len(tail)
+        for index in compress(range(len(tail)), map(eq, map(_ROLE, tail), repeat("user"))):
             flags[index] = not tail[index].content.startswith(TOOL_RESULTS_PREFIX)
         OPENS_TURN.write_all(tail, flags)
-    return list(compress(range(count), flags))
+        return flags
+
+
+def boundary_indices(rows: Sequence[ChatMessage], start: int = 0) -> list[int]:
+    """Indices, counted from ``start``, of the rows from ``start`` on that open a turn."""
+    flags = opening_flags(rows, start)
+    return list(compress(range(len(flags)), flags))
 
 
 def is_conversation_system(message: ConversationMessage) -> bool:

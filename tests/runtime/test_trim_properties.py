@@ -7,6 +7,8 @@ changes when nothing needs trimming; trimming a trimmed history again changes no
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -26,6 +28,7 @@ from harness.runtime import (
     trim_to_recent_turns,
     trim_to_reported_budget,
 )
+from harness.runtime import trim as trim_module
 from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
 from tests.runtime.strategies import histories
 
@@ -66,6 +69,18 @@ def test_budget_trim_is_identical_to_the_reference_probe_loop(
     assert trim_to_recent_turns(history, budget, crumb) == naive_trim_to_recent_turns(
         history, budget, crumb
     )
+
+
+@given(histories(), budgets, st.integers(min_value=1, max_value=9))
+def test_budget_trim_is_identical_to_the_reference_at_any_suffix_block_size(
+    generated: tuple[list[ChatMessage], bool], budget: int, block: int
+) -> None:
+    # The suffix sums are kept per block of ``_BLOCK`` rows (256); drawn histories are
+    # shorter, so small blocks make every probe cross block edges.
+    history, crumb = generated
+    with patch.object(trim_module, "_BLOCK", block):
+        trimmed = trim_to_recent_turns(history, budget, crumb)
+    assert trimmed == naive_trim_to_recent_turns(history, budget, crumb)
 
 
 @given(histories(), budgets)
