@@ -93,6 +93,8 @@ class Measured:
     seconds: float
     cpu_s: float
     overhead_p50_ms: float = 0.0
+    fake_cpu_s: float | None = None
+    """The fake-server process's CPU time over the run (``/proc``; None where unreadable)."""
 
     @property
     def rate(self) -> float:
@@ -101,6 +103,12 @@ class Measured:
     @property
     def cpu_ms_per_call(self) -> float:
         return self.cpu_s * 1000 / self.calls if self.calls else 0.0
+
+    @property
+    def fake_ms_per_call(self) -> float | None:
+        if self.fake_cpu_s is None or not self.calls:
+            return None
+        return self.fake_cpu_s * 1000 / self.calls
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
@@ -133,19 +141,39 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def process_cpu(pid: int | None) -> float | None:
+    """Another process's user + system CPU seconds (``/proc/<pid>/stat``, Linux; None
+    elsewhere or once it has gone): the fake server's, to show what the two processes
+    together spend per call on a machine they share."""
+    if pid is None:
+        return None
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _spent(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else after - before
+
+
 async def record(plan: LoadPlan) -> list[list[Recorded]]:
     transport = RecordingTransport(ShardedTransport(plan.concurrency))
     await run_sessions(plan, RunOptions(transport=transport, session_prefix="rec-"))
     return list(transport.sessions.values())
 
 
-async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) -> Measured:
+async def baseline(
+    plan: LoadPlan, sessions: list[list[Recorded]], prefix: str, fake_pid: int | None = None
+) -> Measured:
     base = next(iter(plan.base_urls.values())).rstrip("/")
     queue = iter(enumerate(sessions))
     calls = 0
     # Timed like a harness run, which builds its client and closes it inside run_sessions,
     # and with the collector's settings of a run.
-    cpu, began = _cpu(), time.perf_counter()
+    cpu, began, fake = _cpu(), time.perf_counter(), process_cpu(fake_pid)
     with run_collector():
         async with http_client(plan.concurrency, plan.http_timeout_s) as client:
 
@@ -162,7 +190,8 @@ async def baseline(plan: LoadPlan, sessions: list[list[Recorded]], prefix: str) 
                         calls += 1
 
             await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
-    return Measured(calls, time.perf_counter() - began, _cpu() - cpu)
+    elapsed, spent = time.perf_counter() - began, _cpu() - cpu
+    return Measured(calls, elapsed, spent, fake_cpu_s=_spent(fake, process_cpu(fake_pid)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +228,9 @@ def cache_loss_off() -> Iterator[None]:
         SentRequests.started, SentRequests.succeeded = saved  # type: ignore[method-assign]
 
 
-async def harness(plan: LoadPlan, prefix: str, observed: Observed) -> Measured:
+async def harness(
+    plan: LoadPlan, prefix: str, observed: Observed, fake_pid: int | None = None
+) -> Measured:
     telemetry = build_telemetry(  # no spans and no metrics asked: nothing built
         TelemetryOptions(
             span_exporters=(DiscardSpans(),) if observed.spans else (),
@@ -209,12 +240,14 @@ async def harness(plan: LoadPlan, prefix: str, observed: Observed) -> Measured:
     )
     try:
         with nullcontext() if observed.caching else cache_loss_off():
-            cpu, began = _cpu(), time.perf_counter()
+            cpu, began, fake = _cpu(), time.perf_counter(), process_cpu(fake_pid)
             summary = await run_sessions(
                 plan, RunOptions(observers=telemetry.observers, session_prefix=prefix)
             )
             elapsed, spent = time.perf_counter() - began, _cpu() - cpu
-        return Measured(summary.provider_calls, elapsed, spent, summary.overhead.p50_ms or 0.0)
+        fake_spent = _spent(fake, process_cpu(fake_pid))
+        agent_ms = summary.overhead.p50_ms or 0.0
+        return Measured(summary.provider_calls, elapsed, spent, agent_ms, fake_spent)
     finally:
         telemetry.shutdown()
 
@@ -307,18 +340,24 @@ async def session_length(plan: LoadPlan, say: Callable[[str], None]) -> SessionL
 
 
 async def measure(
-    plan: LoadPlan, uncached: LoadPlan, say: Callable[[str], None], shown: Tracker
+    plan: LoadPlan,
+    uncached: LoadPlan,
+    say: Callable[[str], None],
+    shown: Tracker,
+    fake_pids: tuple[int | None, int | None] = (None, None),
 ) -> dict[str, list[Measured]]:
+    """Every run of ``ROUNDS`` rounds; ``fake_pids``: the cached and the uncached fake
+    server's processes, whose CPU each run also reads."""
     say(f"recording the request bodies of {plan.sessions} sessions (also the warm-up) ...")
     recorded = await record(plan)
     await run_sessions(uncached, RunOptions(session_prefix="warm-"))
     runs: dict[str, list[Measured]] = {"baseline": [], **{key: [] for key in HARNESS_RUNS}}
     for r in range(ROUNDS):
-        runs["baseline"].append(await baseline(plan, recorded, f"b{r}-"))
+        runs["baseline"].append(await baseline(plan, recorded, f"b{r}-", fake_pids[0]))
         shown.advance(detail=f"round {r + 1}/{ROUNDS}")
         for key, observed in HARNESS_RUNS.items():
-            against = plan if observed.caching else uncached
-            runs[key].append(await harness(against, f"{key}{r}-", observed))
+            against, pid = (plan, fake_pids[0]) if observed.caching else (uncached, fake_pids[1])
+            runs[key].append(await harness(against, f"{key}{r}-", observed, pid))
             shown.advance()
         line = ", ".join(f"{k} {v[-1].rate:,.0f} calls/s" for k, v in runs.items())
         say(f"round {r + 1}/{ROUNDS}: {line}")
@@ -376,6 +415,7 @@ def report(
         [f"process-wide row caches after those {sessions} (bounded, shared)",
          f"{memory.caches / 1024:,.1f} KiB"],
     ]  # fmt: skip
+    rows_out += fake_cpu_rows(runs)
     rows_out.insert(
         2,
         [
@@ -406,6 +446,24 @@ def report(
     say(
         table(["measure", "value", "goal"], [[*r, g] for r, g in zip(rows_out, goals, strict=True)])
     )
+
+
+def fake_cpu_rows(runs: dict[str, list[Measured]]) -> list[list[str]]:
+    """The fake server's CPU per call beside the bench's, bare loop and harness: on a
+    machine whose cores both processes share, throughput follows their sum per call."""
+    fake = {k: [m.fake_ms_per_call for m in runs[k]] for k in ("baseline", "harness")}
+    if any(value is None for values in fake.values() for value in values):
+        return [["fake server CPU per call (bare loop / harness)", "n/a (no /proc)"]]
+    base_fake = statistics.median(v for v in fake["baseline"] if v is not None)
+    harness_fake = statistics.median(v for v in fake["harness"] if v is not None)
+    base = _median(runs["baseline"], lambda m: m.cpu_ms_per_call) + base_fake
+    both = _median(runs["harness"], lambda m: m.cpu_ms_per_call) + harness_fake
+    return [
+        ["fake server CPU per call (bare loop / harness)",
+         f"{base_fake:.3f} / {harness_fake:.3f} ms"],
+        ["bench + fake CPU per call, harness ÷ bare loop − 1 "
+         f"({both:.3f} / {base:.3f} ms)", f"{both / base - 1:+.1%}"],
+    ]  # fmt: skip
 
 
 def _paired(base: Sequence[Measured], other: Sequence[Measured]) -> tuple[float, str]:
@@ -469,7 +527,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             uncached = uncached.with_base_urls(off.start())
             measured = ROUNDS * (1 + len(HARNESS_RUNS))  # runs, each of every session
             with tracker("bench load runs", measured, quiet=args.quiet) as shown:
-                runs = asyncio.run(measure(plan, uncached, say, shown))
+                pids = (servers.processes[0].pid, off.processes[0].pid)
+                runs = asyncio.run(measure(plan, uncached, say, shown, pids))
             floor = asyncio.run(observer_floor(plan, say))
             length = asyncio.run(session_length(plan, say))
             say(f"memory: {MEMORY_SESSIONS} sessions × {MEMORY_TURNS} turns, tracemalloc ...")

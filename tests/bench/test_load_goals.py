@@ -4,7 +4,18 @@ within 1% (the rest is judged in the run without latency, so it is not judged tw
 
 from __future__ import annotations
 
-from bench.load import HARNESS_RUNS, Measured, Memory, SessionLength, report
+import os
+import resource
+
+from bench.load import (
+    HARNESS_RUNS,
+    Measured,
+    Memory,
+    SessionLength,
+    fake_cpu_rows,
+    process_cpu,
+    report,
+)
 from bench.observer_floor import Floor
 
 
@@ -39,3 +50,27 @@ def test_without_latency_the_usual_goals_are_judged() -> None:
     assert _row(lines, "observers on vs off").endswith("(information)")
     assert _row(lines, "the same in CPU").endswith("≤ 1.10×: NOT MET")
     assert _row(lines, "observers, 1 trace in").endswith("≤ 10%: met")
+
+
+def test_the_fake_servers_cpu_is_shown_beside_the_benchs_and_summed() -> None:
+    runs = {
+        "baseline": [Measured(1000, 1.0, 0.7, fake_cpu_s=1.2)],
+        "harness": [Measured(1000, 1.2, 1.0, fake_cpu_s=1.3)],
+    }
+    fake, both = fake_cpu_rows(runs)
+    assert fake[1] == "1.200 / 1.300 ms"
+    assert both[0].endswith("(2.300 / 1.900 ms)")
+    assert both[1] == "+21.1%"  # 2.3 / 1.9 - 1
+    runs["harness"] = [Measured(1000, 1.2, 1.0)]  # unreadable: said, not guessed
+    assert fake_cpu_rows(runs) == [
+        ["fake server CPU per call (bare loop / harness)", "n/a (no /proc)"]
+    ]
+
+
+def test_another_process_cpu_is_read_from_proc_or_unknown() -> None:
+    mine = process_cpu(os.getpid())
+    assert mine is not None
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    assert abs(mine - (usage.ru_utime + usage.ru_stime)) < 0.05  # clock ticks of 10 ms
+    assert process_cpu(None) is None
+    assert process_cpu(2**22 + 7) is None  # above Linux's pid_max: no such process
