@@ -335,3 +335,30 @@ def test_locust_mode_counts_the_sessions_its_workers_end(tmp_path: Path) -> None
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr.splitlines()[-1].startswith("sessions: 4/4 (100%)"), done.stderr
+
+
+# The commands build their tracker with the default interval; this script shortens it, then
+# runs the real command with stderr a pipe, as CI does.
+SHORT_INTERVAL_RUN = """\
+import sys
+from harness import progress
+progress.tracker.__kwdefaults__["interval_s"] = 0.3
+from harness.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_command_whose_item_stalls_shows_heartbeat_lines(tmp_path: Path) -> None:
+    # The fake takes 1.5 s to answer the one call: no scenario finishes for that long.
+    slow = ('default: {text: "ok"}', 'default: {text: "ok", latency_ms: 1500}')
+    write(tmp_path, "slow.yaml", scenario("slow", replace=slow))
+    done = subprocess.run(
+        [sys.executable, "-c", SHORT_INTERVAL_RUN, "run", str(tmp_path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    waiting = re.compile(r"scenarios: 0/1 \(0%\), 0\.0/s; none finished for 0m0\ds")
+    assert any(waiting.fullmatch(line) for line in lines), done.stderr
+    assert lines[-1].startswith("scenarios: 1/1 (100%)"), done.stderr
+    assert lines[-1].endswith(" elapsed"), done.stderr
