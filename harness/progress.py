@@ -1,7 +1,8 @@
 """Progress for long commands (``run``, ``load``, ``conformance``, the benches): a rich
 progress bar when the stream is a terminal, else one status line every
 ``STATUS_INTERVAL_S`` (done/total, rate, ETA) and a last one at the end, so CI logs show a
-run is alive without a line per item; ``quiet`` shows nothing.
+run is alive without a line per item, also while one item stalls for minutes; ``quiet``
+shows nothing.
 
 Commands build one ``Tracker`` with ``tracker(...)``, enter it, and call ``advance`` as
 items finish. ``note`` prints a line the user must see (a failure) above the bar.
@@ -10,6 +11,7 @@ items finish. ``note`` prints a line the user must see (a failure) above the bar
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
@@ -31,6 +33,9 @@ from rich.text import Text
 STATUS_INTERVAL_S: Final = 10.0
 """Between two status lines off a terminal: often enough to show life in a CI log, rarely
 enough that a long run's log stays readable."""
+
+HEARTBEAT_THREAD: Final = "trimscope-progress-heartbeat"
+"""The name of a status tracker's heartbeat thread (tests look for it after exit)."""
 
 Clock = Callable[[], float]
 
@@ -81,8 +86,14 @@ def status_line(label: str, done: int, total: int | None, elapsed: float, detail
 
 
 class StatusTracker(Tracker):
-    """Off a terminal: a status line when ``interval_s`` has passed since the last one
-    (checked as items finish: no thread), and a closing line with the elapsed time."""
+    """Off a terminal: a status line when ``interval_s`` has passed since the last one, and
+    a closing line with the elapsed time.
+
+    ``advance`` writes one as an item finishes late enough; while the tracker is entered, a
+    heartbeat thread also writes one when an interval passed with no line at all (an item
+    that stalls for minutes must not look like a hung job), ending ``; none finished for
+    0m40s`` when no item finished in that interval. One lock keeps lines whole; ``advance``
+    takes it only when a line is due, so an item costs a clock read and a comparison."""
 
     def __init__(
         self, label: str, total: int | None, stream: TextIO, interval_s: float, clock: Clock
@@ -90,7 +101,51 @@ class StatusTracker(Tracker):
         self._label, self._total, self._stream = label, total, stream
         self._interval_s, self._clock = interval_s, clock
         self._done, self._detail = 0, ""
-        self._began = self._last = clock()
+        self._began = self._last = self._finished = clock()
+        self._lock = threading.Lock()  # the heartbeat and the caller's threads write lines
+        self._stop = threading.Event()
+        self._heart: threading.Thread | None = None
+
+    def __enter__(self) -> Tracker:
+        if self._interval_s > 0 and self._heart is None:  # no interval: a line per item
+            self._stop = threading.Event()
+            # The first wait is reckoned here, not in the thread: the thread may first run
+            # after the caller has finished items (and moved an injected clock).
+            first = self._interval_s - (self._clock() - self._last)
+            self._heart = threading.Thread(
+                target=self._beat_until_stopped, args=(first,), name=HEARTBEAT_THREAD
+            )
+            self._heart.daemon = True  # a backstop only: __exit__ joins it
+            self._heart.start()
+        return self
+
+    def _beat_until_stopped(self, wait: float) -> None:
+        try:
+            while not self._stop.wait(wait):
+                wait = self.beat()
+        except (OSError, ValueError):
+            # A broken or closed stream: the caller's own next write says so; a heartbeat
+            # must not add a traceback from a thread.
+            return
+
+    def beat(self) -> float:
+        """The heartbeat's step: the status line if none was written for an interval; the
+        seconds until the next one is due (the thread waits that long, or until exit)."""
+        with self._lock:
+            now = self._clock()
+            silent = now - self._last
+            if silent < self._interval_s:
+                return self._interval_s - silent  # positive: the same float comparison
+            stalled = now - self._finished
+            waiting = (
+                f"; none finished for {_duration(stalled)}" if stalled >= self._interval_s else ""
+            )
+            self._last = now
+            self._write(self._status(now) + waiting)
+            return self._interval_s
+
+    def _status(self, now: float) -> str:
+        return status_line(self._label, self._done, self._total, now - self._began, self._detail)
 
     def _write(self, line: str) -> None:
         self._stream.write(line + "\n")
@@ -100,13 +155,17 @@ class StatusTracker(Tracker):
         self._done += steps
         self._detail = detail or self._detail
         now = self._clock()
-        if now - self._last >= self._interval_s:
-            self._last = now
-            self._write(status_line(self._label, self._done, self._total, now - self._began,
-                                    self._detail))  # fmt: skip
+        if steps:
+            self._finished = now
+        if now - self._last >= self._interval_s:  # unlocked: the usual item takes no lock
+            with self._lock:
+                if now - self._last >= self._interval_s:  # the heartbeat may have just written
+                    self._last = now
+                    self._write(self._status(now))
 
     def note(self, line: str) -> None:
-        self._write(Text.from_markup(line).plain)
+        with self._lock:
+            self._write(Text.from_markup(line).plain)
 
     def __exit__(
         self,
@@ -114,9 +173,14 @@ class StatusTracker(Tracker):
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        elapsed = self._clock() - self._began
-        line = status_line(self._label, self._done, self._total, elapsed, self._detail)
-        self._write(f"{line}; {_duration(elapsed)} elapsed")
+        # Also on an exception or Ctrl-C: the heartbeat ends with the tracker.
+        self._stop.set()
+        if self._heart is not None:
+            self._heart.join()
+            self._heart = None
+        now = self._clock()
+        # No lock: the heartbeat is gone, and a lock a Ctrl-C left held must not hang exit.
+        self._write(f"{self._status(now)}; {_duration(now - self._began)} elapsed")
 
 
 class _RateColumn(ProgressColumn):
@@ -185,6 +249,7 @@ def tracker(
 
 
 __all__ = [
+    "HEARTBEAT_THREAD",
     "STATUS_INTERVAL_S",
     "BarTracker",
     "StatusTracker",

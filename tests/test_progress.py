@@ -9,6 +9,9 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,14 @@ from typer.testing import CliRunner, Result
 
 from fakes.pytest_plugin import FakeServerFactory
 from harness.cli import app
-from harness.progress import BarTracker, StatusTracker, Tracker, status_line, tracker
+from harness.progress import (
+    HEARTBEAT_THREAD,
+    BarTracker,
+    StatusTracker,
+    Tracker,
+    status_line,
+    tracker,
+)
 from tests.conformance.support import MODEL, serve
 from tests.scenarios.support import scenario, write
 
@@ -36,6 +46,20 @@ class FakeClock:
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
+
+
+def heartbeats() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == HEARTBEAT_THREAD]
+
+
+def wait_until(done: Callable[[], bool]) -> None:
+    """Polls a condition another thread makes true; the bound only keeps a broken
+    heartbeat from hanging the suite (no result depends on how long it took)."""
+    for _ in range(1000):
+        if done():
+            return
+        time.sleep(0.01)
+    raise AssertionError("the condition never became true")
 
 
 def test_status_line_says_done_total_rate_and_eta() -> None:
@@ -72,8 +96,9 @@ def test_notes_are_plain_text_off_a_terminal() -> None:
 
 def test_quiet_shows_nothing_anywhere() -> None:
     for stream in (io.StringIO(), Terminal()):
-        with tracker("run", 3, quiet=True, stream=stream) as progress:
+        with tracker("run", 3, quiet=True, stream=stream, interval_s=0.01) as progress:
             assert type(progress) is Tracker
+            assert not heartbeats()
             progress.advance(3)
             progress.note("hidden")
         assert stream.getvalue() == ""
@@ -81,8 +106,9 @@ def test_quiet_shows_nothing_anywhere() -> None:
 
 def test_a_terminal_gets_the_bar() -> None:
     screen = Terminal()
-    with tracker("run", 3, stream=screen) as progress:
+    with tracker("run", 3, stream=screen, interval_s=0.01) as progress:
         assert isinstance(progress, BarTracker)
+        assert not heartbeats()  # the bar redraws itself: no heartbeat thread
         progress.advance(3, detail="0 failed")
     drawn = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
     assert "3/3" in drawn
@@ -114,6 +140,137 @@ def test_status_lines_are_spaced_by_the_interval_and_end_with_the_total(
     assert counts[-1] == sum(done for _, done in steps)
     assert lines[-1].endswith(" elapsed")
     assert clock.now - began >= INTERVAL * (len(lines) - 1)
+
+
+# The heartbeat: a status line while an item stalls.
+
+
+def test_a_stalled_item_gets_a_line_saying_how_long_none_finished() -> None:
+    clock, out = FakeClock(), io.StringIO()
+    progress = StatusTracker("run", 3, out, INTERVAL, clock)  # not entered: no thread
+    clock.now += 2.0
+    progress.advance(detail="0 failed")
+    clock.now += 7.0
+    assert progress.beat() == 1.0  # 9 s without a line: due in 1 s, nothing written yet
+    clock.now += 33.0
+    assert progress.beat() == INTERVAL
+    assert progress.beat() == INTERVAL  # at most one per interval
+    assert out.getvalue().splitlines() == [
+        "run: 1/3 (33%), 0.0/s, ETA 1m24s, 0 failed; none finished for 0m40s"
+    ]
+
+
+def test_the_heartbeat_writes_a_plain_line_when_items_did_finish() -> None:
+    # Items finished within the interval, none of them late enough to write the line.
+    clock, out = FakeClock(), io.StringIO()
+    progress = StatusTracker("load", None, out, INTERVAL, clock)
+    for _ in range(3):
+        clock.now += 3.0
+        progress.advance()
+    clock.now += 1.0
+    progress.beat()
+    assert out.getvalue().splitlines() == ["load: 3, 0.3/s"]
+
+
+STEPS = st.one_of(
+    st.tuples(st.just("wait"), st.floats(0, 30, allow_nan=False)),
+    st.tuples(st.just("advance"), st.integers(0, 5)),
+    st.tuples(st.just("beat"), st.just(0)),
+)
+
+
+@given(st.lists(STEPS, max_size=80))
+def test_items_and_heartbeats_share_one_cadence(steps: list[tuple[str, float]]) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    progress = StatusTracker("load", None, out, INTERVAL, clock)
+    last_line = finished = clock.now
+    for kind, value in steps:
+        before = len(out.getvalue().splitlines())
+        if kind == "wait":
+            clock.now += value
+            continue
+        if kind == "advance":
+            progress.advance(int(value))
+        else:
+            progress.beat()
+        lines = out.getvalue().splitlines()
+        due = clock.now - last_line >= INTERVAL
+        # A line exactly when one is due, whichever path looks first: never two within an
+        # interval, never an interval of silence left behind by a beat.
+        assert len(lines) == before + due
+        if kind == "advance" and value:
+            finished = clock.now
+        if due:
+            last_line = clock.now
+            stalled = re.fullmatch(r"load: [\d,]+, [\d.,]+/s; none finished for (\d+)m(\d\d)s",
+                                   lines[-1])  # fmt: skip
+            # Only a beat says so: an item that finished late enough has just finished.
+            says = kind == "beat" and clock.now - finished >= INTERVAL
+            assert (stalled is not None) == says, lines[-1]
+            if stalled is not None:
+                minutes, seconds = map(int, stalled.groups())
+                assert minutes * 60 + seconds == round(clock.now - finished)
+    progress.__exit__(None, None, None)
+    assert out.getvalue().splitlines()[-1].endswith(" elapsed")
+
+
+def test_an_entered_tracker_beats_on_its_own_while_an_item_stalls() -> None:
+    # The interval is short in real time, the clock fake: the thread checks every 0.05 s
+    # and the frozen clock lets exactly one line through, whatever the scheduling.
+    clock, out = FakeClock(), io.StringIO()
+    with tracker("run", 3, stream=out, interval_s=0.05, clock=clock) as progress:
+        assert len(heartbeats()) == 1
+        progress.advance()
+        clock.now += 40.0
+        wait_until(lambda: bool(out.getvalue()))
+        time.sleep(0.1)  # two more checks, which must write nothing
+    assert not heartbeats()
+    assert out.getvalue().splitlines() == [
+        "run: 1/3 (33%), 0.0/s, ETA 1m20s; none finished for 0m40s",
+        "run: 1/3 (33%), 0.0/s, ETA 1m20s; 0m40s elapsed",
+    ]
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), KeyboardInterrupt()])
+def test_the_heartbeat_ends_with_the_tracker_on_an_error_or_ctrl_c(
+    error: BaseException,
+) -> None:
+    out = io.StringIO()
+
+    def stopped_while_running() -> None:
+        with tracker("run", 3, stream=out, interval_s=INTERVAL):
+            assert len(heartbeats()) == 1
+            raise error
+
+    with pytest.raises(type(error)):
+        stopped_while_running()
+    assert not heartbeats()  # joined, not left to wait out its 10 s
+    assert out.getvalue().endswith(" elapsed\n")
+
+
+class Trickle(io.StringIO):
+    """Writes a character at a time and lets other threads run between them, as a slow
+    pipe would: an unlocked writer interleaves with it at once."""
+
+    def write(self, text: str) -> int:
+        for char in text:
+            super().write(char)
+            time.sleep(0)
+        return len(text)
+
+
+def test_heartbeat_lines_and_notes_never_interleave() -> None:
+    out, written = Trickle(), 0
+    with tracker("run", None, stream=out, interval_s=0.001) as progress:
+        # Notes until the heartbeat has written 20 lines among them (no item finishes).
+        while out.getvalue().count("none finished") < 20 and written < 10_000:
+            progress.note(f"[red]FAIL[/] scenario-{written}")
+            written += 1
+    lines = out.getvalue().splitlines()
+    status = re.compile(r"run: 0, 0\.0/s(; none finished for \d+m\d\ds|; \d+m\d\ds elapsed)")
+    notes = [line for line in lines if not status.fullmatch(line)]
+    assert notes == [f"FAIL scenario-{n}" for n in range(written)]
+    assert len(lines) - len(notes) > 20  # the heartbeat's lines, and the last one
 
 
 # The commands: CliRunner's stderr is not a terminal, so they print status lines.
@@ -178,3 +335,30 @@ def test_locust_mode_counts_the_sessions_its_workers_end(tmp_path: Path) -> None
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr.splitlines()[-1].startswith("sessions: 4/4 (100%)"), done.stderr
+
+
+# The commands build their tracker with the default interval; this script shortens it, then
+# runs the real command with stderr a pipe, as CI does.
+SHORT_INTERVAL_RUN = """\
+import sys
+from harness import progress
+progress.tracker.__kwdefaults__["interval_s"] = 0.3
+from harness.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_command_whose_item_stalls_shows_heartbeat_lines(tmp_path: Path) -> None:
+    # The fake takes 1.5 s to answer the one call: no scenario finishes for that long.
+    slow = ('default: {text: "ok"}', 'default: {text: "ok", latency_ms: 1500}')
+    write(tmp_path, "slow.yaml", scenario("slow", replace=slow))
+    done = subprocess.run(
+        [sys.executable, "-c", SHORT_INTERVAL_RUN, "run", str(tmp_path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    waiting = re.compile(r"scenarios: 0/1 \(0%\), 0\.0/s; none finished for 0m0\ds")
+    assert any(waiting.fullmatch(line) for line in lines), done.stderr
+    assert lines[-1].startswith("scenarios: 1/1 (100%)"), done.stderr
+    assert lines[-1].endswith(" elapsed"), done.stderr
