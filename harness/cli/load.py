@@ -136,13 +136,6 @@ def trace_sampler(share: float | None) -> Sampler | None:
     return None if share is None else ParentBased(TraceIdRatioBased(share))
 
 
-def _prices(path: Path | None, price_as: str | None, locust: bool) -> PriceTable | None:
-    """``--prices`` and ``--price-as``, checked; ``ValueError`` says what is wrong."""
-    if path is not None and locust:
-        raise ValueError("--prices prices asyncio runs; Locust summaries carry no usage")
-    return read_pricing(path, price_as)
-
-
 def _run_asyncio(
     plan: LoadPlan,
     telemetry_options: TelemetryOptions,
@@ -272,7 +265,8 @@ def load(
             turns=_turns(turns, template, scenario),
             duration_s=duration,
         )
-        prices = _prices(prices_path, price_as, locust)
+        # both modes price their summary (Locust's from the workers' token counters)
+        prices = read_pricing(prices_path, price_as)
         sweep = _sweep_option(
             sweep_text,
             locust=locust,
@@ -306,7 +300,9 @@ def load(
             if locust:
                 summary = run_locust(
                     plan,
-                    LocustOptions(workers=workers, processes=processes),
+                    LocustOptions(
+                        workers=workers, processes=processes, prices=prices, price_as=price_as
+                    ),
                     serve_metrics_port=serve_metrics,
                     notes=notes,
                     progress=tracker("sessions", plan.sessions, quiet=quiet),

@@ -1,6 +1,7 @@
 """What a load run's prompts cost: cache use, cache loss and, with a price table, money.
 
-Figures come from the provider-reported usage of successful calls (``LoadTally.usage``):
+Figures come from the provider-reported usage of calls (a ``Spend``: an asyncio run's
+``LoadTally``, or a Locust run's aggregated metrics, ``harness.load.registry_spend``):
 input split into cache reads, cache writes and the rest, and output. The hit ratio is
 reads over all reported input. Cache loss is the sum of ``HistoryTrimmed.cache_loss_tokens``
 (see ``harness.agent.cache_loss``). Cost needs a price for every model called: the
@@ -10,10 +11,37 @@ providers'); otherwise it is left out and a note says why.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.load.prices import PriceTable, Usage, lost
 from harness.load.tally import LoadTally, percentile
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """What a run's calls reported, however it was counted: the input of ``cache_summary``
+    and ``cost_summary``, so both modes' sections are computed by the same code."""
+
+    usage: Mapping[str, Usage]
+    """Per model: reported input split by cache, and output."""
+    cache_loss: Mapping[str, int]
+    """``HistoryTrimmed.cache_loss_tokens`` summed per trigger (a trigger whose trims all
+    lost 0 is kept, at 0)."""
+    request_tokens: Sequence[int] | None
+    """Each call's reported input; ``None`` when the run did not keep them (Locust)."""
+
+    @classmethod
+    def of(cls, tally: LoadTally) -> Spend:
+        return cls(
+            usage={model: Usage(*totals) for model, totals in tally.usage.items()},
+            cache_loss=dict(tally.cache_loss),
+            request_tokens=tally.request_tokens,
+        )
+
+
+def _spend(counted: LoadTally | Spend) -> Spend:
+    return counted if isinstance(counted, Spend) else Spend.of(counted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,19 +70,18 @@ class CostSummary:
     cache_lost: float
 
 
-def _usage(totals: list[int]) -> Usage:
-    return Usage(*totals)
-
-
-def cache_summary(tally: LoadTally, sessions: int) -> CacheSummary:
-    usages = [_usage(t) for t in tally.usage.values()]
+def cache_summary(counted: LoadTally | Spend, sessions: int) -> CacheSummary:
+    """The cache section. Request-size quantiles are ``None`` when no call reported input
+    or when the sizes were not kept (``Spend.request_tokens``)."""
+    spend = _spend(counted)
+    usages = list(spend.usage.values())
     read = sum(u.cache_read for u in usages)
     write = sum(u.cache_write for u in usages)
     uncached = sum(u.uncached for u in usages)
     total = read + write + uncached
-    loss = dict(sorted(tally.cache_loss.items()))
+    loss = dict(sorted(spend.cache_loss.items()))
     per = max(1, sessions)
-    sizes = list(tally.request_tokens)
+    sizes = list(spend.request_tokens or ())
     return CacheSummary(
         input_tokens=total,
         cache_read_tokens=read,
@@ -71,26 +98,26 @@ def cache_summary(tally: LoadTally, sessions: int) -> CacheSummary:
 
 
 def cost_summary(
-    tally: LoadTally, sessions: int, prices: PriceTable, price_as: str | None = None
+    counted: LoadTally | Spend, sessions: int, prices: PriceTable, price_as: str | None = None
 ) -> tuple[CostSummary | None, str | None]:
     """The run's cost, or ``None`` and a note naming the model without a price."""
+    spend = _spend(counted)
     priced_as: dict[str, str] = {}
     total = saved = 0.0
-    for model, totals in sorted(tally.usage.items()):
+    for model, usage in sorted(spend.usage.items()):
         name = price_as or model
         price = prices.price(name)
         if price is None:
             return None, f"no cost: the price table has no model {name!r} (see --price-as)"
         priced_as[model] = name
-        usage = _usage(totals)
         total += usage.cost(price)
         saved += usage.saved(price)
     lost_total = 0.0
-    if tally.usage:
+    if spend.usage:
         # cache loss is not kept per model: price it at the first model's rates
-        first = prices.price(price_as or min(tally.usage))
+        first = prices.price(price_as or min(spend.usage))
         assert first is not None
-        lost_total = lost(sum(tally.cache_loss.values()), first)
+        lost_total = lost(sum(spend.cache_loss.values()), first)
     per = max(1, sessions)
     return (
         CostSummary(

@@ -6,7 +6,8 @@ URLs and each worker's share of the sessions; start ``locust --master`` (bound t
 127.0.0.1, ``--expect-workers N``, ``-u`` = concurrency, ``-t`` = duration) and N
 ``locust --worker`` processes (or one ``locust --processes N``); wait for them (the test
 ends at ``-t``, or earlier once every worker has run its share and quit); stop the
-servers; read the aggregate through ``MultiProcessCollector`` into a ``LoadSummary``.
+servers; read the aggregate through ``MultiProcessCollector`` into a ``LoadSummary`` (with
+its cache section, and its cost section when a price table is given, as in asyncio mode).
 
 Locust is never imported here: it runs in its own processes (``python -m locust``).
 """
@@ -32,6 +33,7 @@ from harness.interrupt import StopRequest
 from harness.load import metrics as m
 from harness.load.fake import ServerStats
 from harness.load.launcher_summary import failed_so_far, locust_summary
+from harness.load.prices import PriceTable
 from harness.load.runner import interrupted
 from harness.load.server import FakeServers
 from harness.load.summary import LoadSummary
@@ -60,6 +62,11 @@ class LocustOptions:
     """``locust --processes N`` (Locust forks its workers) instead of N worker processes."""
     spawn_rate: float | None = None
     """Users started per second (default: all within a second)."""
+    prices: PriceTable | None = None
+    """``--prices``: the summary's cost section is priced with it (by the launcher, from
+    the aggregated token counts; the workers do not need the table)."""
+    price_as: str | None = None
+    """``--price-as``: price every call as this model of ``prices``."""
 
 
 def free_port() -> int:
@@ -289,5 +296,8 @@ def _summarise(
         except ValueError:
             locust_stats = []
     log = (folder / "locust.log").read_text(encoding="utf-8", errors="replace")
-    summary = locust_summary(plan, options.workers, multiproc, elapsed, locust_stats, log)
+    summary = locust_summary(
+        plan, options.workers, multiproc, elapsed, locust_stats, log, options.prices,
+        options.price_as,
+    )  # fmt: skip
     return replace(summary, servers=stats)

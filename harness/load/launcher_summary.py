@@ -3,8 +3,9 @@
 The counts are the harness's own metrics (``trimscope_history_trims_total``,
 ``trimscope_provider_calls_total``, ...) and the load families of ``harness.load.metrics``,
 summed over worker processes. Overhead and round-trip quantiles are interpolated from the
-histogram buckets (marked approximate). Locust's own request table (``--json-file``) is
-added as ``locust_requests``.
+histogram buckets (marked approximate). The cache and cost sections are computed by the
+asyncio mode's code from the aggregated token counters (``registry_spend``). Locust's own
+request table (``--json-file``) is added as ``locust_requests``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry
 
 from harness.load import metrics as m
-from harness.load.summary import LoadSummary, Quantiles, failed_calls, rate, trim_rows
+from harness.load.prices import PriceTable
+from harness.load.registry_spend import REQUEST_SIZES_NOTE, registry_spend
+from harness.load.summary import (
+    LoadSummary,
+    Quantiles,
+    failed_calls,
+    rate,
+    trim_rows,
+    with_costs,
+)
 from harness.load.tally import percentile
 from harness.load.template import LoadPlan
 from harness.telemetry import multiprocess_registry
@@ -94,7 +104,11 @@ def locust_summary(
     elapsed: float,
     locust_stats: Sequence[Mapping[str, object]],
     log: str,
+    prices: PriceTable | None = None,
+    price_as: str | None = None,
 ) -> LoadSummary:
+    """The summary of what every worker counted; priced with ``prices`` as an asyncio
+    run's (``with_costs``)."""
     registry = multiprocess_registry(multiproc)
     sessions = _single(m.by_labels(registry, m.SESSIONS, n.LABEL_OUTCOME))
     completed = sessions.get("completed", 0)
@@ -115,9 +129,10 @@ def locust_summary(
         f"Locust mode: {workers} worker process(es), metrics aggregated from"
         " PROMETHEUS_MULTIPROC_DIR; quantiles interpolated from histogram buckets",
         "turn errors by type and harness CPU are not aggregated across processes",
+        REQUEST_SIZES_NOTE,
         *_log_notes(log),
     ]
-    return LoadSummary(
+    summary = LoadSummary(
         mode="locust",
         template=plan.template.name,
         provider_kinds=sorted({p.kind for p in plan.template.providers}),
@@ -151,3 +166,4 @@ def locust_summary(
         notes=notes,
         locust_requests=_locust_rows(locust_stats),
     )
+    return with_costs(summary, registry_spend(registry), prices, price_as)

@@ -29,7 +29,6 @@ from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
 from harness.load.collector import run_collector
-from harness.load.costs import cache_summary, cost_summary
 from harness.load.metrics import LoadMetrics
 from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
@@ -40,6 +39,7 @@ from harness.load.summary import (
     failed_calls,
     rate,
     trim_rows,
+    with_costs,
 )
 from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, write_plan
@@ -208,13 +208,7 @@ def interrupted(summary: LoadSummary, signal: str) -> LoadSummary:
 
 def _with_costs(summary: LoadSummary, tally: LoadTally, options: RunOptions) -> LoadSummary:
     """The summary with its cache section, and its cost section when priced."""
-    started = summary.sessions_started
-    summary = replace(summary, cache=cache_summary(tally, started))
-    if options.prices is None:
-        return summary
-    cost, note = cost_summary(tally, started, options.prices, options.price_as)
-    notes = [*summary.notes, note] if note else summary.notes
-    return replace(summary, cost=cost, notes=notes)
+    return with_costs(summary, tally, options.prices, options.price_as)
 
 
 def _summary(

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from harness.atomic import write_text_atomic
-from harness.load.costs import CacheSummary, CostSummary
+from harness.load.costs import CacheSummary, CostSummary, Spend, cache_summary, cost_summary
 from harness.load.fake import ServerStats
-from harness.load.tally import percentile
+from harness.load.prices import PriceTable
+from harness.load.tally import LoadTally, percentile
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,7 @@ class LoadSummary:
     rate limits (``FAILED_CALL_OUTCOMES``): the endpoint or the transport misbehaved."""
     server_deaths: list[ServerDeath] = field(default_factory=list)
     cache: CacheSummary | None = None
-    """Cache reads, writes and loss (asyncio mode; Locust summaries leave it out)."""
+    """Cache reads, writes and loss (Locust mode: without the request-size quantiles)."""
     cost: CostSummary | None = None
     """With ``--prices``: cost per session and what the cache saved and lost."""
 
@@ -133,6 +134,23 @@ def failed_calls(calls_by_outcome: Mapping[str, int]) -> int:
     return sum(
         count for outcome, count in calls_by_outcome.items() if outcome in FAILED_CALL_OUTCOMES
     )
+
+
+def with_costs(
+    summary: LoadSummary,
+    counted: LoadTally | Spend,
+    prices: PriceTable | None,
+    price_as: str | None = None,
+) -> LoadSummary:
+    """The summary with its cache section, and its cost section when priced (both modes:
+    per session is per session started)."""
+    started = summary.sessions_started
+    summary = replace(summary, cache=cache_summary(counted, started))
+    if prices is None:
+        return summary
+    cost, note = cost_summary(counted, started, prices, price_as)
+    notes = [*summary.notes, note] if note else summary.notes
+    return replace(summary, cost=cost, notes=notes)
 
 
 def trim_rows(trims: Mapping[tuple[str, str], int], sessions: int) -> list[TrimRow]:

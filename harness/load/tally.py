@@ -85,16 +85,20 @@ class LoadTally:
 
     def _call(self, event: ProviderCallFinished) -> None:
         self.calls[event.outcome] += 1
-        reported = event.input_tokens
+        reported, output = event.input_tokens, event.output_tokens
+        if reported is None and output is None:
+            return
+        totals = self.usage.setdefault(event.model or UNKNOWN, [0, 0, 0, 0])
+        # Output is counted even when input is not reported, as the Prometheus observer
+        # counts it: a Locust summary, read from those metrics, then counts the same.
+        totals[3] += output or 0
         if reported is None:
             return
         read = event.cache_read_input_tokens or 0
         write = event.cache_creation_input_tokens or 0
-        totals = self.usage.setdefault(event.model or UNKNOWN, [0, 0, 0, 0])
         totals[0] += max(0, reported - read - write)
         totals[1] += read
         totals[2] += write
-        totals[3] += event.output_tokens or 0
         self.request_tokens.append(reported)
 
     def _overflow(self, event: OverflowDetected) -> None:

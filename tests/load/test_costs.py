@@ -145,13 +145,16 @@ def _invoke(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_price_options_are_checked_before_anything_runs(tmp_path: Path) -> None:
-    code, output = _invoke("--price-as", "m")
+@pytest.mark.parametrize("mode", [(), ("--locust",)], ids=["asyncio", "locust"])
+def test_price_options_are_checked_before_anything_runs(
+    tmp_path: Path, mode: tuple[str, ...]
+) -> None:
+    code, output = _invoke(*mode, "--price-as", "m")
     assert (code, "--price-as needs --prices" in output) == (2, True)
     bad = _table(tmp_path, TABLE.replace("2.0", "-1"))
-    code, output = _invoke("--prices", str(bad))
+    code, output = _invoke(*mode, "--prices", str(bad))
     assert (code, f"{bad}:4: models.m.input" in output) == (2, True)
-    code, output = _invoke("--prices", str(EXAMPLE), "--price-as", "nope")
+    code, output = _invoke(*mode, "--prices", str(EXAMPLE), "--price-as", "nope")
     assert (code, "'nope' is not in" in output) == (2, True)
 
 

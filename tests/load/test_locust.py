@@ -1,7 +1,13 @@
-"""``trimscope load --locust``: Locust headless, master and one worker, for a few seconds.
+"""``trimscope load --locust``: Locust headless, a master and two workers, for a few seconds.
 
 Locust runs in its own processes (it monkey-patches the standard library with gevent on
 import), so this test runs the command as a subprocess and never imports Locust itself.
+
+Its cache and cost sections are checked against an asyncio run of the same sessions. Each
+worker runs session indices 0..k-1 of the built-in workload (k = its share, 3 here), and
+session ``i``'s conversation depends only on ``i`` (the fake answers per session), so two
+workers run exactly what two asyncio runs of 3 sessions run: every token count of the
+Locust summary is twice the asyncio one's, and every per-session figure is equal.
 """
 
 from __future__ import annotations
@@ -11,26 +17,43 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIMSCOPE = Path(sys.executable).with_name("trimscope")
+PRICES = ("--prices", str(ROOT / "docs" / "prices.example.yaml"), "--price-as", "gpt-4o-mini")
+WORKERS, SHARE, TURNS = 2, 3, 4
+TOKEN_COUNTS = (
+    "input_tokens", "cache_read_tokens", "cache_write_tokens", "uncached_tokens", "output_tokens"
+)  # fmt: skip
+PER_SESSION = ("hit_ratio", "cache_loss_per_session", "input_tokens_per_session")
 
 
-@pytest.mark.integration
-def test_locust_mode_runs_the_sessions_and_aggregates_their_metrics(tmp_path: Path) -> None:
-    out = tmp_path / "summary.json"
-    command = [str(TRIMSCOPE), "load", "--locust", "--workers", "1", "--sessions", "6"]
-    command += ["--concurrency", "3", "--turns", "2", "--duration", "15", "--json", str(out)]
+def _load(tmp_path: Path, name: str, *args: str) -> tuple[dict[str, Any], str]:
+    """Run ``trimscope load ARGS --json``; the summary and the terminal output."""
+    out = tmp_path / f"{name}.json"
+    command = [str(TRIMSCOPE), "load", *args, *PRICES, "--json", str(out)]
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     done = subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=90, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    summary = json.loads(out.read_text(encoding="utf-8"))
+    summary: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return summary, done.stdout
+
+
+@pytest.mark.integration
+def test_locust_mode_runs_the_sessions_and_aggregates_their_metrics(tmp_path: Path) -> None:
+    summary, stdout = _load(
+        tmp_path,
+        "locust",
+        *("--locust", "--workers", str(WORKERS), "--sessions", str(WORKERS * SHARE)),
+        *("--concurrency", "3", "--turns", str(TURNS), "--duration", "15"),
+    )
     assert summary["mode"] == "locust"
-    assert summary["sessions_completed"] == 6
+    assert summary["sessions_completed"] == WORKERS * SHARE
     assert summary["stopped_by"] == "count"  # every worker ran its share, then quit
     assert summary["elapsed_s"] < 15 + 10
     (server,) = summary["servers"]
@@ -38,11 +61,39 @@ def test_locust_mode_runs_the_sessions_and_aggregates_their_metrics(tmp_path: Pa
     assert summary["provider_calls"] == server["generation_requests"] > 0
     assert summary["overhead"]["samples"] == summary["provider_calls"]
     assert summary["overhead"]["approximate"] is True
-    assert summary["turns_by_outcome"] == {"ok": 12}
+    turns = WORKERS * SHARE * TURNS
+    assert summary["turns_by_outcome"] == {"ok": turns}
     requests = {(r["type"], r["name"]): r for r in summary["locust_requests"]}
-    assert requests["agent", "turn"]["requests"] == 12
+    assert requests["agent", "turn"]["requests"] == turns
     assert requests["provider", "openai.load"]["requests"] == summary["provider_calls"]
-    assert "Locust requests" in done.stdout
+    assert "Locust requests" in stdout
+    assert "cache loss" in stdout
+    assert "cache saved" in stdout  # the cost row
+    one_worker, _ = _load(
+        tmp_path, "asyncio", *("--sessions", str(SHARE), "--concurrency", "3"),
+        *("--turns", str(TURNS), "--quiet"),
+    )  # fmt: skip
+    _same_cache_and_cost(summary, one_worker)
+
+
+def _same_cache_and_cost(locust: dict[str, Any], one_worker: dict[str, Any]) -> None:
+    """``locust`` ran ``WORKERS`` times the sessions ``one_worker`` ran (module docstring)."""
+    cache, alone = locust["cache"], one_worker["cache"]
+    assert alone["cache_read_tokens"] > 0  # the workload reads the cache and loses some
+    assert sum(alone["cache_loss_tokens"].values()) > 0
+    assert {k: cache[k] for k in TOKEN_COUNTS} == {k: WORKERS * alone[k] for k in TOKEN_COUNTS}
+    loss = {trigger: WORKERS * tokens for trigger, tokens in alone["cache_loss_tokens"].items()}
+    assert cache["cache_loss_tokens"] == loss
+    assert {k: cache[k] for k in PER_SESSION} == {k: alone[k] for k in PER_SESSION}
+    # not exported per call: null (with a note), never a number that looks measured
+    assert cache["request_tokens_p50"] is None is cache["request_tokens_p95"]
+    assert alone["request_tokens_p50"] is not None
+    cost, priced = locust["cost"], one_worker["cost"]
+    assert cost["priced_as"] == priced["priced_as"] == {"load-model": "gpt-4o-mini"}
+    assert cost["per_session"] == priced["per_session"]
+    # each figure is rounded to 1e-6 after summing, so twice a rounded one may differ by that
+    for key in ("total", "cache_saved", "cache_lost"):
+        assert cost[key] == pytest.approx(WORKERS * priced[key], abs=2e-6), key
 
 
 def test_the_test_process_never_imported_locust() -> None:
