@@ -18,6 +18,7 @@ import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Gauge, generate_latest, start_http_server
@@ -80,10 +81,41 @@ def reset_multiprocess_dir(path: Path) -> None:
     path.mkdir(parents=True)
 
 
+_MMAP_HEADER_BYTES: Final = 8
+"""A worker's metrics file starts with the bytes it uses (4) and padding (4)."""
+
+
+class _StartedWorkers(_multiprocess.MultiProcessCollector):
+    """``MultiProcessCollector`` without the files a worker is still creating.
+
+    A worker creates its file empty, then sizes it; prometheus-client reads every file
+    unlocked, so a read in between failed whole (``struct.error`` on the empty header):
+    a live ``--serve-metrics`` scrape of a Locust run got an error, not metrics. Such a file holds
+    no value yet; it is skipped, and read at the next scrape. Files only grow, so one seen
+    with its header is read whole."""
+
+    def __init__(self, registry: CollectorRegistry, path: Path) -> None:
+        self._folder = path
+        super().__init__(registry, path=str(path))  # type: ignore[no-untyped-call]
+
+    def collect(self) -> object:
+        files = [
+            str(file) for file in self._folder.glob("*.db") if _size(file) >= _MMAP_HEADER_BYTES
+        ]
+        return self.merge(files, accumulate=True)  # type: ignore[no-untyped-call]
+
+
+def _size(file: Path) -> int:
+    try:
+        return file.stat().st_size
+    except OSError:  # removed meanwhile (a dead worker's live gauges)
+        return 0
+
+
 def multiprocess_registry(path: Path) -> CollectorRegistry:
     """A fresh registry that aggregates every worker's files under ``path``."""
     registry = CollectorRegistry()
-    _multiprocess.MultiProcessCollector(registry, path=str(path))  # type: ignore[no-untyped-call]
+    _StartedWorkers(registry, path)
     return registry
 
 
