@@ -90,6 +90,8 @@ class AgentSessionUser(User):
         if _state is None:
             raise StopUser()
         self.state = _state
+        # Joined and acknowledged by now (users spawn after the master's ack): its index.
+        _state.place(getattr(self.environment.runner, "worker_index", 0))
         self.http = _state.user_client()
         self.factory = _state.factory(self.http, self._report_call, self._report_turn)
 

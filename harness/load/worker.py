@@ -3,7 +3,9 @@
 Nothing here imports Locust or gevent: the locustfile does, and hands this module plain
 callables. The plan comes from the file named by ``PLAN_ENV``. Each worker process runs at
 most ``plan.sessions_per_process`` sessions (then its users stop and it quits, which ends
-the test once every worker has quit), and none past ``plan.duration_s``.
+the test once every worker has quit), and none past ``plan.duration_s``. Session indices
+are numbered across the run (``WorkerState.place``): N workers run the plan's sessions
+once each, as the asyncio mode does.
 
 Metrics: with ``PROMETHEUS_MULTIPROC_DIR`` set (the launcher sets it, and wipes the folder
 first), the harness's ``PrometheusObserver`` and the load families of ``LoadMetrics`` write
@@ -54,6 +56,8 @@ class WorkerState:
             plan = plan.with_base_urls(self._start_servers(plan, workdir))
         self.plan = plan
         self.budget = plan.sessions_per_process or plan.sessions
+        self.offset = 0  # the first session index of this worker's share (``place``)
+        self._placed = False
         self.deadline = time.monotonic() + plan.duration_s
         self.tally = LoadTally()
         self.bus = EventBus()
@@ -122,6 +126,23 @@ class WorkerState:
             trust_env=False,
         )
 
+    def place(self, worker_index: int) -> None:
+        """Number this worker's sessions across the run, once (Locust assigns each worker
+        its index when it joins the master): with a share per process, worker ``k`` runs
+        session indices from ``k × share`` on, and no further than the plan's
+        ``sessions``, so N workers run sessions 0 to ``sessions − 1``, each once, as the
+        asyncio mode does (a session's conversation depends on its index). A plan without
+        a share (remote workers, each with its own fakes) keeps every worker at 0."""
+        with self._lock:
+            if self._placed:
+                return
+            self._placed = True
+            share = self.plan.sessions_per_process
+            if share is None or self._claimed:
+                return
+            self.offset = max(0, worker_index) * share
+            self.budget = max(0, min(share, self.plan.sessions - self.offset))
+
     def claim(self) -> int | None:
         """The next session for a user, or ``None``: the budget or the time is used up."""
         with self._lock:
@@ -129,7 +150,7 @@ class WorkerState:
                 return None
             self._claimed += 1
             self._running += 1
-            return self._claimed - 1
+            return self.offset + self._claimed - 1
 
     def run(self, factory: SessionFactory, index: int) -> bool:
         """Run one claimed session to its end; ``True`` when it ran every turn."""

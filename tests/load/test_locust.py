@@ -3,11 +3,12 @@
 Locust runs in its own processes (it monkey-patches the standard library with gevent on
 import), so this test runs the command as a subprocess and never imports Locust itself.
 
-Its cache and cost sections are checked against an asyncio run of the same sessions. Each
-worker runs session indices 0..k-1 of the built-in workload (k = its share, 3 here), and
-session ``i``'s conversation depends only on ``i`` (the fake answers per session), so two
-workers run exactly what two asyncio runs of 3 sessions run: every token count of the
-Locust summary is twice the asyncio one's, and every per-session figure is equal.
+Its cache and cost sections are checked against an asyncio run of the same sessions. The
+workers number their sessions across the run (worker ``k`` of a share of 3 runs indices
+``3k`` to ``3k + 2`` of the built-in workload), and session ``i``'s conversation depends
+only on ``i`` (the fake answers per session), so two workers run exactly what one asyncio
+run of 6 sessions runs: every token count, the cache loss and every per-session figure of
+the Locust summary equal the asyncio one's.
 """
 
 from __future__ import annotations
@@ -69,31 +70,30 @@ def test_locust_mode_runs_the_sessions_and_aggregates_their_metrics(tmp_path: Pa
     assert "Locust requests" in stdout
     assert "cache loss" in stdout
     assert "cache saved" in stdout  # the cost row
-    one_worker, _ = _load(
-        tmp_path, "asyncio", *("--sessions", str(SHARE), "--concurrency", "3"),
+    asyncio_run, _ = _load(
+        tmp_path, "asyncio", *("--sessions", str(WORKERS * SHARE), "--concurrency", "3"),
         *("--turns", str(TURNS), "--quiet"),
     )  # fmt: skip
-    _same_cache_and_cost(summary, one_worker)
+    _same_cache_and_cost(summary, asyncio_run)
 
 
-def _same_cache_and_cost(locust: dict[str, Any], one_worker: dict[str, Any]) -> None:
-    """``locust`` ran ``WORKERS`` times the sessions ``one_worker`` ran (module docstring)."""
-    cache, alone = locust["cache"], one_worker["cache"]
+def _same_cache_and_cost(locust: dict[str, Any], asyncio_run: dict[str, Any]) -> None:
+    """``locust`` ran the sessions ``asyncio_run`` ran, split over workers (docstring)."""
+    cache, alone = locust["cache"], asyncio_run["cache"]
     assert alone["cache_read_tokens"] > 0  # the workload reads the cache and loses some
     assert sum(alone["cache_loss_tokens"].values()) > 0
-    assert {k: cache[k] for k in TOKEN_COUNTS} == {k: WORKERS * alone[k] for k in TOKEN_COUNTS}
-    loss = {trigger: WORKERS * tokens for trigger, tokens in alone["cache_loss_tokens"].items()}
-    assert cache["cache_loss_tokens"] == loss
+    assert {k: cache[k] for k in TOKEN_COUNTS} == {k: alone[k] for k in TOKEN_COUNTS}
+    assert cache["cache_loss_tokens"] == alone["cache_loss_tokens"]
     assert {k: cache[k] for k in PER_SESSION} == {k: alone[k] for k in PER_SESSION}
     # not exported per call: null (with a note), never a number that looks measured
     assert cache["request_tokens_p50"] is None is cache["request_tokens_p95"]
     assert alone["request_tokens_p50"] is not None
-    cost, priced = locust["cost"], one_worker["cost"]
+    cost, priced = locust["cost"], asyncio_run["cost"]
     assert cost["priced_as"] == priced["priced_as"] == {"load-model": "gpt-4o-mini"}
     assert cost["per_session"] == priced["per_session"]
-    # each figure is rounded to 1e-6 after summing, so twice a rounded one may differ by that
+    # each figure is rounded to 1e-6 after summing, the same tokens summed in another order
     for key in ("total", "cache_saved", "cache_lost"):
-        assert cost[key] == pytest.approx(WORKERS * priced[key], abs=2e-6), key
+        assert cost[key] == pytest.approx(priced[key], abs=2e-6), key
 
 
 def test_the_test_process_never_imported_locust() -> None:
