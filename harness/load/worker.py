@@ -131,8 +131,9 @@ class WorkerState:
         its index when it joins the master): with a share per process, worker ``k`` runs
         session indices from ``k × share`` on, and no further than the plan's
         ``sessions``, so N workers run sessions 0 to ``sessions − 1``, each once, as the
-        asyncio mode does (a session's conversation depends on its index). A plan without
-        a share (remote workers, each with its own fakes) keeps every worker at 0."""
+        asyncio mode does (a session's conversation depends on its index); also across
+        machines (``--write-plan`` writes the share). A plan without a share keeps every
+        worker at 0 with all the sessions."""
         with self._lock:
             if self._placed:
                 return

@@ -45,7 +45,7 @@ def test_the_last_workers_share_is_what_is_left() -> None:
 
 
 def test_a_plan_without_a_share_keeps_every_worker_at_the_first_session() -> None:
-    # remote workers (several machines), each with its own fakes: unchanged
+    # a plan written without a share: every worker runs all of it, as before
     assert _claims(_worker(3, None, 4)) == [0, 1, 2]
 
 
