@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.cli.prices import PricesError, load_prices
-from harness.events import CallOutcome, HistoryTrimmed, ProviderCallFinished, TrimTrigger
+from harness.events import TrimTrigger
 from harness.load.costs import cache_summary, cost_summary
 from harness.load.tally import LoadTally
-from harness.runtime import REASON_BUDGET
+from tests.load.spend_events import call, trim
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "prices.example.yaml"
@@ -58,49 +58,14 @@ def test_a_bad_table_names_file_line_and_key(tmp_path: Path, text: str, problem:
     assert any(p.startswith(f"{path}:{problem}") for p in caught.value.problems)
 
 
-def _call(model: str, reported: int, read: int, write: int, output: int) -> ProviderCallFinished:
-    return ProviderCallFinished(
-        session_id="s",
-        turn_id="t",
-        call_id="c",
-        provider="p",
-        provider_kind="openai",
-        model=model,
-        outcome=CallOutcome.OK,
-        duration_s=0.0,
-        input_tokens=reported,
-        output_tokens=output,
-        cache_read_input_tokens=read,
-        cache_creation_input_tokens=write,
-    )
-
-
-def _trim(loss: int | None, trigger: TrimTrigger = TrimTrigger.PROACTIVE) -> HistoryTrimmed:
-    return HistoryTrimmed(
-        session_id="s",
-        turn_id="t",
-        dropped_messages=2,
-        kept_turns=1,
-        reason=REASON_BUDGET,
-        dropped_turns=1,
-        trigger=trigger,
-        tokens_before=10,
-        tokens_after=5,
-        budget_tokens=8,
-        provider="p",
-        model="m",
-        cache_loss_tokens=loss,
-    )
-
-
 def _tally() -> LoadTally:
     tally = LoadTally()
     for event in (
-        _call("m", 1_000_000, 600_000, 100_000, 50_000),
-        _call("m", 500_000, 0, 0, 10_000),
-        _trim(200_000),
-        _trim(100_000, TrimTrigger.REACTIVE),
-        _trim(None, TrimTrigger.TURN_LIMIT),
+        call("m", 1_000_000, 600_000, 100_000, 50_000),
+        call("m", 500_000, 0, 0, 10_000),
+        trim(200_000),
+        trim(100_000, TrimTrigger.REACTIVE),
+        trim(None, TrimTrigger.TURN_LIMIT),
     ):
         tally.on_event(event)
     return tally
