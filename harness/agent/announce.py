@@ -60,6 +60,14 @@ class _Stamp(TypedDict):
     at: float
 
 
+class _CallStamp(_Stamp):
+    """The fields every event of one provider call shares (``CallContext``)."""
+
+    call_id: str
+    provider: str
+    provider_kind: str
+
+
 @dataclass(frozen=True, slots=True)
 class CallContext:
     """What every event of one provider call shares."""
@@ -85,6 +93,15 @@ class Announcer:
     def _stamp(self) -> _Stamp:
         """Read the clock once per event, when the event is built."""
         return {"session_id": self.session_id, "turn_id": self.turn_id, "at": self.clock()}
+
+    def _call_stamp(self, call: CallContext) -> _CallStamp:
+        """``_stamp`` and the call's id, provider and wire family."""
+        return {
+            **self._stamp(),
+            "call_id": call.call_id,
+            "provider": call.route.provider,
+            "provider_kind": call.provider_kind,
+        }
 
     def turn_started(self, agent_name: str, route: Route, model: str | None, text: str) -> None:
         self.bus.publish(
@@ -159,10 +176,7 @@ class Announcer:
             self.sent.started(call.route.provider, rows, row_tokens)
         self.bus.publish(
             ProviderCallStarted(
-                **self._stamp(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
+                **self._call_stamp(call),
                 model=call.model,
                 iteration=iteration,
                 estimate_tokens=estimate,
@@ -178,10 +192,7 @@ class Announcer:
         self.sent.succeeded(call.route.provider)
         self.bus.publish(
             ProviderCallFinished(
-                **self._stamp(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
+                **self._call_stamp(call),
                 model=reply.model or call.model,
                 outcome=CallOutcome.OK,
                 duration_s=duration_s,
@@ -196,10 +207,7 @@ class Announcer:
         for edit in reply.provider_edits:
             self.bus.publish(
                 ProviderContextEdited(
-                    **self._stamp(),
-                    call_id=call.call_id,
-                    provider=call.route.provider,
-                    provider_kind=call.provider_kind,
+                    **self._call_stamp(call),
                     model=reply.model or call.model,
                     edit=edit.kind,
                     wire_type=edit.wire_type,
@@ -226,10 +234,7 @@ class Announcer:
         read and wrote, billed besides every call's)."""
         self.bus.publish(
             ProviderContextEdited(
-                **self._stamp(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
+                **self._call_stamp(call),
                 model=call.model,
                 edit=ProviderEditKind.COMPACTION,
                 wire_type=ENDPOINT_COMPACTION_WIRE_TYPE,
@@ -251,10 +256,7 @@ class Announcer:
     ) -> None:
         self.bus.publish(
             ProviderCallFinished(
-                **self._stamp(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
+                **self._call_stamp(call),
                 model=call.model,
                 outcome=outcome,
                 duration_s=duration_s,
@@ -268,10 +270,7 @@ class Announcer:
     ) -> None:
         self.bus.publish(
             OverflowDetected(
-                **self._stamp(),
-                call_id=call.call_id,
-                provider=call.route.provider,
-                provider_kind=call.provider_kind,
+                **self._call_stamp(call),
                 status_code=error.status,
                 error_type=error.error_type,
                 reference_verdict=reference,
