@@ -442,9 +442,12 @@ class _OnlySession(Sampler):
         links: Sequence[Link] | None = None,
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
-        recorded = (attributes or {}).get(n.GEN_AI_CONVERSATION_ID) == self._session
+        recorded = self._records(attributes)
         decision = Decision.RECORD_AND_SAMPLE if recorded else Decision.DROP
         return SamplingResult(decision, attributes if recorded else None)
+
+    def _records(self, attributes: Attributes) -> bool:
+        return (attributes or {}).get(n.GEN_AI_CONVERSATION_ID) == self._session
 
     def get_description(self) -> str:
         return f"only {self._session}"
@@ -602,20 +605,9 @@ def _text(observer: PrometheusObserver) -> list[str]:
 class _OddTurns(_OnlySession):
     """Records the first, third, ... turn of every session (children follow their parent)."""
 
-    def should_sample(
-        self,
-        parent_context: Context | None,
-        trace_id: int,
-        name: str,
-        kind: SpanKind | None = None,
-        attributes: Attributes = None,
-        links: Sequence[Link] | None = None,
-        trace_state: TraceState | None = None,
-    ) -> SamplingResult:
+    def _records(self, attributes: Attributes) -> bool:
         turn = str((attributes or {}).get(n.ATTR_TURN_ID, "-t0"))
-        recorded = int(turn.rsplit("-t", 1)[1]) % 2 == 1
-        decision = Decision.RECORD_AND_SAMPLE if recorded else Decision.DROP
-        return SamplingResult(decision, attributes if recorded else None)
+        return int(turn.rsplit("-t", 1)[1]) % 2 == 1
 
 
 @pytest.mark.parametrize(("sessions", "max_sessions"), [("a", 10), ("abc", 2)])
