@@ -42,12 +42,6 @@ def opening_flags(rows: Sequence[ChatMessage], start: int = 0) -> list[bool]:
         return flags
 
 
-def boundary_indices(rows: Sequence[ChatMessage], start: int = 0) -> list[int]:
-    """Indices, counted from ``start``, of the rows from ``start`` on that open a turn."""
-    flags = opening_flags(rows, start)
-    return list(compress(range(len(flags)), flags))
-
-
 def is_conversation_system(message: ConversationMessage) -> bool:
     return isinstance(message, Chat) and message.message.role == "system"
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from harness.runtime import ChatMessage, estimate_history_tokens
 from harness.runtime.memo import OLDER_TOKENS, OPENS_TURN, Memo
-from harness.runtime.turns import boundary_indices, is_turn_boundary
+from harness.runtime.turns import is_turn_boundary, opening_flags
 from tests.runtime.strategies import histories
 
 
@@ -40,18 +40,18 @@ def test_remembered_values_are_invisible_to_equality_hash_and_repr() -> None:
 def test_warm_rows_measure_exactly_as_cold_ones(drawn: tuple[list[ChatMessage], bool]) -> None:
     rows, _ = drawn
     cold = [ChatMessage(r.role, r.content) for r in rows]  # fresh rows: nothing remembered
-    first = (estimate_history_tokens(rows), boundary_indices(rows))
-    second = (estimate_history_tokens(rows), boundary_indices(rows))  # read from the memos
-    assert first == second == (estimate_history_tokens(cold), boundary_indices(cold))
+    first = (estimate_history_tokens(rows), opening_flags(rows))
+    second = (estimate_history_tokens(rows), opening_flags(rows))  # read from the memos
+    assert first == second == (estimate_history_tokens(cold), opening_flags(cold))
 
 
 @given(histories(), st.integers(min_value=0, max_value=40))
-def test_boundaries_from_a_start_are_those_of_the_tail_cold_or_warm(
+def test_openings_from_a_start_are_those_of_the_tail_cold_or_warm(
     drawn: tuple[list[ChatMessage], bool], start: int
 ) -> None:
     rows, _ = drawn
     tail = [ChatMessage(r.role, r.content) for r in rows[start:]]  # fresh: nothing remembered
-    expected = [i for i, row in enumerate(tail) if is_turn_boundary(row)]
-    assert boundary_indices(rows, start) == expected  # cold: measured from ``start`` on
-    assert boundary_indices(rows, start) == expected  # warm: read from the memos
-    assert boundary_indices(tail) == expected
+    expected = [is_turn_boundary(row) for row in tail]
+    assert opening_flags(rows, start) == expected  # cold: measured from ``start`` on
+    assert opening_flags(rows, start) == expected  # warm: read from the memos
+    assert opening_flags(tail) == expected
