@@ -155,8 +155,20 @@ def process_cpu(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _spent(before: float | None, after: float | None) -> float | None:
-    return None if before is None or after is None else after - before
+class RunClocks:
+    """Wall time, the bench process's CPU and the fake server's CPU, read as a run starts;
+    ``measured`` reads them again as it ends. The bare loop and the harness runs are timed
+    by this one piece, so both measure the same span the same way."""
+
+    def __init__(self, fake_pid: int | None) -> None:
+        self._fake_pid = fake_pid
+        self._began, self._cpu, self._fake = time.perf_counter(), _cpu(), process_cpu(fake_pid)
+
+    def measured(self, calls: int, overhead_p50_ms: float = 0.0) -> Measured:
+        elapsed, spent = time.perf_counter() - self._began, _cpu() - self._cpu
+        fake = process_cpu(self._fake_pid)
+        fake_spent = None if fake is None or self._fake is None else fake - self._fake
+        return Measured(calls, elapsed, spent, overhead_p50_ms, fake_spent)
 
 
 async def record(plan: LoadPlan) -> list[list[Recorded]]:
@@ -173,7 +185,7 @@ async def baseline(
     calls = 0
     # Timed like a harness run, which builds its client and closes it inside run_sessions,
     # and with the collector's settings of a run.
-    cpu, began, fake = _cpu(), time.perf_counter(), process_cpu(fake_pid)
+    clocks = RunClocks(fake_pid)
     with run_collector():
         async with http_client(plan.concurrency, plan.http_timeout_s) as client:
 
@@ -190,8 +202,7 @@ async def baseline(
                         calls += 1
 
             await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
-    elapsed, spent = time.perf_counter() - began, _cpu() - cpu
-    return Measured(calls, elapsed, spent, fake_cpu_s=_spent(fake, process_cpu(fake_pid)))
+    return clocks.measured(calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,14 +251,11 @@ async def harness(
     )
     try:
         with nullcontext() if observed.caching else cache_loss_off():
-            cpu, began, fake = _cpu(), time.perf_counter(), process_cpu(fake_pid)
+            clocks = RunClocks(fake_pid)
             summary = await run_sessions(
                 plan, RunOptions(observers=telemetry.observers, session_prefix=prefix)
             )
-            elapsed, spent = time.perf_counter() - began, _cpu() - cpu
-        fake_spent = _spent(fake, process_cpu(fake_pid))
-        agent_ms = summary.overhead.p50_ms or 0.0
-        return Measured(summary.provider_calls, elapsed, spent, agent_ms, fake_spent)
+            return clocks.measured(summary.provider_calls, summary.overhead.p50_ms or 0.0)
     finally:
         telemetry.shutdown()
 
