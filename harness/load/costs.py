@@ -40,10 +40,6 @@ class Spend:
         )
 
 
-def _spend(counted: LoadTally | Spend) -> Spend:
-    return counted if isinstance(counted, Spend) else Spend.of(counted)
-
-
 @dataclass(frozen=True, slots=True)
 class CacheSummary:
     input_tokens: int
@@ -70,10 +66,9 @@ class CostSummary:
     cache_lost: float
 
 
-def cache_summary(counted: LoadTally | Spend, sessions: int) -> CacheSummary:
+def cache_summary(spend: Spend, sessions: int) -> CacheSummary:
     """The cache section. Request-size quantiles are ``None`` when no call reported input
     or when the sizes were not kept (``Spend.request_tokens``)."""
-    spend = _spend(counted)
     usages = list(spend.usage.values())
     read = sum(u.cache_read for u in usages)
     write = sum(u.cache_write for u in usages)
@@ -98,10 +93,9 @@ def cache_summary(counted: LoadTally | Spend, sessions: int) -> CacheSummary:
 
 
 def cost_summary(
-    counted: LoadTally | Spend, sessions: int, prices: PriceTable, price_as: str | None = None
+    spend: Spend, sessions: int, prices: PriceTable, price_as: str | None = None
 ) -> tuple[CostSummary | None, str | None]:
     """The run's cost, or ``None`` and a note naming the model without a price."""
-    spend = _spend(counted)
     priced_as: dict[str, str] = {}
     total = saved = 0.0
     for model, usage in sorted(spend.usage.items()):

@@ -29,6 +29,7 @@ from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
 from harness.load.collector import run_collector
+from harness.load.costs import Spend
 from harness.load.metrics import LoadMetrics
 from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
@@ -166,7 +167,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
     summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
-    summary = _with_costs(summary, tally, options)
+    summary = with_costs(summary, Spend.of(tally), options.prices, options.price_as)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
 
 
@@ -204,11 +205,6 @@ def nothing_ran(plan: LoadPlan, notes: Sequence[str], interrupted_by: str) -> Lo
 def interrupted(summary: LoadSummary, signal: str) -> LoadSummary:
     """``summary`` marked as stopped by ``signal``."""
     return replace(summary, interrupted=True, interrupted_by=signal, stopped_by="signal")
-
-
-def _with_costs(summary: LoadSummary, tally: LoadTally, options: RunOptions) -> LoadSummary:
-    """The summary with its cache section, and its cost section when priced."""
-    return with_costs(summary, tally, options.prices, options.price_as)
 
 
 def _summary(

@@ -19,7 +19,7 @@ from harness.atomic import write_text_atomic
 from harness.load.costs import CacheSummary, CostSummary, Spend, cache_summary, cost_summary
 from harness.load.fake import ServerStats
 from harness.load.prices import PriceTable
-from harness.load.tally import LoadTally, percentile
+from harness.load.tally import percentile
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,17 +138,17 @@ def failed_calls(calls_by_outcome: Mapping[str, int]) -> int:
 
 def with_costs(
     summary: LoadSummary,
-    counted: LoadTally | Spend,
+    spend: Spend,
     prices: PriceTable | None,
     price_as: str | None = None,
 ) -> LoadSummary:
     """The summary with its cache section, and its cost section when priced (both modes:
     per session is per session started)."""
     started = summary.sessions_started
-    summary = replace(summary, cache=cache_summary(counted, started))
+    summary = replace(summary, cache=cache_summary(spend, started))
     if prices is None:
         return summary
-    cost, note = cost_summary(counted, started, prices, price_as)
+    cost, note = cost_summary(spend, started, prices, price_as)
     notes = [*summary.notes, note] if note else summary.notes
     return replace(summary, cost=cost, notes=notes)
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.cli.prices import PricesError, load_prices
 from harness.events import TrimTrigger
-from harness.load.costs import cache_summary, cost_summary
+from harness.load.costs import Spend, cache_summary, cost_summary
 from harness.load.tally import LoadTally
 from tests.load.spend_events import call, trim
 
@@ -58,7 +58,7 @@ def test_a_bad_table_names_file_line_and_key(tmp_path: Path, text: str, problem:
     assert any(p.startswith(f"{path}:{problem}") for p in caught.value.problems)
 
 
-def _tally() -> LoadTally:
+def _spend() -> Spend:
     tally = LoadTally()
     for event in (
         call("m", 1_000_000, 600_000, 100_000, 50_000),
@@ -68,11 +68,11 @@ def _tally() -> LoadTally:
         trim(None, TrimTrigger.TURN_LIMIT),
     ):
         tally.on_event(event)
-    return tally
+    return Spend.of(tally)
 
 
 def test_cache_section_hand_worked() -> None:
-    cache = cache_summary(_tally(), sessions=2)
+    cache = cache_summary(_spend(), sessions=2)
     assert (cache.input_tokens, cache.cache_read_tokens, cache.cache_write_tokens) == (
         1_500_000,
         600_000,
@@ -86,7 +86,7 @@ def test_cache_section_hand_worked() -> None:
 
 
 def test_cost_section_hand_worked(tmp_path: Path) -> None:
-    cost, note = cost_summary(_tally(), 2, load_prices(_table(tmp_path)))
+    cost, note = cost_summary(_spend(), 2, load_prices(_table(tmp_path)))
     assert note is None
     assert cost is not None
     # uncached 0.8 M x 2 + read 0.6 M x 0.5 + write 0.1 M x 2.5 + output 0.06 M x 10
@@ -99,7 +99,7 @@ def test_cost_section_hand_worked(tmp_path: Path) -> None:
 
 
 def test_an_unpriced_model_gives_no_cost_and_says_why(tmp_path: Path) -> None:
-    cost, note = cost_summary(_tally(), 2, load_prices(_table(tmp_path)), price_as="other")
+    cost, note = cost_summary(_spend(), 2, load_prices(_table(tmp_path)), price_as="other")
     assert cost is None
     assert note is not None
     assert "'other'" in note

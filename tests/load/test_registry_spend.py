@@ -63,10 +63,10 @@ def test_two_workers_aggregate_to_the_asyncio_cache_and_cost(tmp_path: Path) -> 
         subprocess.run(command, env=env, check=True, timeout=60)
     plan = LoadPlan(default_template(), sessions=2, concurrency=2, turns=1, duration_s=5.0)
     summary = locust_summary(plan, 2, shared, 1.0, [], "", TABLE)
-    tally = tally_of([*worker_events(0), *worker_events(1)])
+    counted = Spend.of(tally_of([*worker_events(0), *worker_events(1)]))
     assert summary.sessions_started == 2
-    assert summary.cache == _without_request_sizes(cache_summary(tally, 2))
-    assert summary.cost == cost_summary(tally, 2, TABLE)[0]
+    assert summary.cache == _without_request_sizes(cache_summary(counted, 2))
+    assert summary.cost == cost_summary(counted, 2, TABLE)[0]
     assert REQUEST_SIZES_NOTE in summary.notes
     # hand-worked anchors: every reported input and output, every known loss, once
     assert summary.cache is not None
@@ -77,7 +77,7 @@ def test_two_workers_aggregate_to_the_asyncio_cache_and_cost(tmp_path: Path) -> 
     # a model the table lacks: no cost, and the note the asyncio mode gives
     unpriced = locust_summary(plan, 2, shared, 1.0, [], "", TABLE, price_as="nope")
     assert unpriced.cost is None
-    assert cost_summary(tally, 2, TABLE, "nope")[1] in unpriced.notes
+    assert cost_summary(counted, 2, TABLE, "nope")[1] in unpriced.notes
 
 
 _calls = st.builds(
@@ -112,5 +112,5 @@ def test_the_metrics_hold_the_same_spend_as_the_tally(events: list[Event]) -> No
     spend, counted = registry_spend(registry), Spend.of(tally)
     assert spend.usage == counted.usage
     assert spend.cache_loss == counted.cache_loss
-    assert cache_summary(spend, 3) == _without_request_sizes(cache_summary(tally, 3))
-    assert cost_summary(spend, 3, TABLE) == cost_summary(tally, 3, TABLE)
+    assert cache_summary(spend, 3) == _without_request_sizes(cache_summary(counted, 3))
+    assert cost_summary(spend, 3, TABLE) == cost_summary(counted, 3, TABLE)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
 from harness.events import Event, ProviderCallFinished, TrimTrigger
-from harness.load.costs import cost_summary
+from harness.load.costs import Spend, cost_summary
 from harness.load.prices import ModelPrice, PriceTable
 from harness.load.tally import LoadTally
 from harness.telemetry import names as n
@@ -133,7 +133,7 @@ def test_the_counters_sum_to_the_load_summarys_cost(
         tally.on_event(event)
     registry = _observe(script.events, price)
     table = PriceTable.model_validate({"date": "2026-12-01", "models": {MODEL: price}})
-    summary, note = cost_summary(tally, 1, table)
+    summary, note = cost_summary(Spend.of(tally), 1, table)
     assert note is None
     assert summary is not None
     assert _total(registry, n.COST) == pytest.approx(summary.total, abs=1e-6)
