@@ -22,6 +22,24 @@ RULES: dict[str, set[str]] = {
     "harness.atomic": {"harness.atomic"},
     "harness.interrupt": {"harness.interrupt"},
     "harness.events": {"harness.runtime", "harness.events"},
+    # The wire observer is pure like the runtime: stdlib and the runtime's rules only.
+    "harness.wire": {"harness.runtime", "harness.wire"},
+    # The observing proxy: forwards with httpx, serves with starlette/uvicorn, puts the
+    # observer's findings on the bus; overflow classifiers come from the providers.
+    "harness.proxy": {
+        "harness.atomic",
+        "harness.interrupt",
+        "harness.runtime",
+        "harness.wire",
+        "harness.events",
+        "harness.providers",
+        "harness.telemetry",
+        "harness.proxy",
+        "httpx",
+        "starlette",
+        "uvicorn",
+        "anyio",
+    },
     "harness.providers": {"harness.runtime", "harness.providers", "httpx", "orjson"},
     "harness.agent": {"harness.runtime", "harness.events", "harness.providers", "harness.agent"},
     "harness.telemetry": {

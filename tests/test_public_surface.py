@@ -17,6 +17,7 @@ PACKAGES = [
     "harness.agent",
     "harness.telemetry",
     "harness.scenarios",
+    "harness.wire",
     "fakes",
 ]
 

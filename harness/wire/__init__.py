@@ -1,0 +1,27 @@
+"""The wire observer: request and answer bodies of every wire format → rows → what changed
+between a session's requests (trims, compactions, broken pairs, dropped system or user
+rows, overflows, cache loss), as frozen findings. Pure like ``harness.runtime``: stdlib and
+the runtime only, no I/O, clock injected.
+"""
+
+from harness.wire.model import (
+    FINDING_KINDS,
+    WIRE_KINDS,
+    Finding,
+    FindingKind,
+    WireExchange,
+    WireKind,
+)
+from harness.wire.observer import ObserverConfig, OverflowClassifier, WireObserver
+
+__all__ = [
+    "FINDING_KINDS",
+    "WIRE_KINDS",
+    "Finding",
+    "FindingKind",
+    "ObserverConfig",
+    "OverflowClassifier",
+    "WireExchange",
+    "WireKind",
+    "WireObserver",
+]
