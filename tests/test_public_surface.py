@@ -53,6 +53,9 @@ INTERNAL_ERRORS = {
     # scenarios/vocabulary: raised inside pydantic validators, which must raise a
     # ValueError; pydantic wraps it and the loader reports it as a ScenarioError.
     "harness.scenarios.vocabulary.FieldProblems",
+    # wire/decoded: a body the wire observer cannot read; caught by the observer, which
+    # reports an `unobservable` finding instead.
+    "harness.wire.decoded.WireDecodeError",
 }
 # Importing Locust monkey-patches the standard library with gevent; nothing imports it
 # but Locust itself (harness/load/locustfile.py says why), and it defines no exception.

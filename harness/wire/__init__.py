@@ -4,6 +4,7 @@ rows, overflows, cache loss), as frozen findings. Pure like ``harness.runtime``:
 the runtime only, no I/O, clock injected.
 """
 
+from harness.wire.decoded import DecodedAnswer, DecodedRequest, WireDecodeError
 from harness.wire.model import (
     FINDING_KINDS,
     WIRE_KINDS,
@@ -17,10 +18,13 @@ from harness.wire.observer import ObserverConfig, OverflowClassifier, WireObserv
 __all__ = [
     "FINDING_KINDS",
     "WIRE_KINDS",
+    "DecodedAnswer",
+    "DecodedRequest",
     "Finding",
     "FindingKind",
     "ObserverConfig",
     "OverflowClassifier",
+    "WireDecodeError",
     "WireExchange",
     "WireKind",
     "WireObserver",
