@@ -271,7 +271,8 @@ def error_answer(status: int | None, body: bytes) -> DecodedAnswer:
 
 # -- Chat Completions-style messages (OpenAI Chat, and Cohere v2 built on it) -------------
 
-_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+# Tuples, not sets: a part's ``type`` may be any JSON value, lists (unhashable) included.
+_TEXT_PARTS = ("text", "input_text", "output_text")
 
 
 def chat_parts(content: object, where: str) -> list[Part]:

@@ -52,9 +52,9 @@ from harness.wire.decode.common import (
 from harness.wire.decoded import DecodedAnswer, DecodedRequest, WireDecodeError
 
 HINTS = ("prompt_cache_key", "previous_response_id", "user", "safety_identifier")
-COMPACTION_ITEMS = frozenset({"compaction", "compaction_summary"})
-_TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
-_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+COMPACTION_ITEMS = ("compaction", "compaction_summary")
+_TEXT_PARTS = ("input_text", "output_text", "text")
+_TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
 
 def _parts(content: object, where: str) -> list[Part]:
