@@ -121,7 +121,9 @@ def decode_answer(body: bytes, *, streamed: bool) -> DecodedAnswer:
     if not streamed:
         _read_body(draft, parse_object(body))
         return draft.finish()
-    if body[:1] not in (b"d", b"e", b":", b"\n"):  # SSE starts with a field or a comment
+    # An event-stream message opens with two 4-byte big-endian lengths (total, headers):
+    # zero bytes no SSE text has.
+    if b"\x00" in body[:8]:
         raise WireDecodeError("body: Bedrock ConverseStream event-stream framing is not decoded")
     for _, data in sse_json(body):
         if isinstance(data, dict) and "message" in data and "output" not in data:
