@@ -5,6 +5,7 @@ only some wires use (Gemini's JSON array, Bedrock's binary event stream)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import pytest
 
@@ -18,7 +19,7 @@ from harness.wire import (
 from tests.wire.bodies import path_of
 
 
-def hints(wire: WireKind, body: dict[str, object]) -> dict[str, str]:
+def hints(wire: WireKind, body: Mapping[str, object]) -> dict[str, str]:
     return dict(decode_request(wire, path_of(wire), json.dumps(body).encode()).hints)
 
 
