@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import pytest
 
+from harness.runtime import ToolCall, native_tool_call_row
 from harness.wire import (
     WireDecodeError,
     WireKind,
@@ -156,3 +157,39 @@ def test_a_stream_cut_mid_event_is_read_as_far_as_it_went() -> None:
     cut = whole + b'data: {"choices":[{"delta":{"cont'
     answer = decode_answer("openai_chat", 200, cut, streamed=True)
     assert [r.content for r in answer.rows] == ["Hi"]
+
+
+def _cohere_event(kind: str, **delta: object) -> bytes:
+    return b"data: " + json.dumps({"type": kind, "delta": delta}).encode() + b"\n\n"
+
+
+def test_a_cohere_tool_call_stream_assembles_plan_and_calls() -> None:
+    """Event shapes as Cohere's "Streaming for tool use" guide shows them
+    (docs.cohere.com/v2/docs/tool-use-streaming); ids and values are this test's."""
+    call = {"id": "get_weather_1", "type": "function", "function": {"name": "get_weather"}}
+    body = b"".join(
+        [
+            _cohere_event("message-start", message={"role": "assistant", "tool_plan": ""}),
+            _cohere_event("tool-plan-delta", message={"tool_plan": "I will"}),
+            _cohere_event("tool-plan-delta", message={"tool_plan": " search"}),
+            _cohere_event("tool-call-start", message={"tool_calls": call}),
+            _cohere_event(
+                "tool-call-delta", message={"tool_calls": {"function": {"arguments": '{"loc'}}}
+            ),
+            _cohere_event(
+                "tool-call-delta", message={"tool_calls": {"function": {"arguments": '":"x"}'}}}
+            ),
+            _cohere_event("tool-call-end"),
+            _cohere_event(
+                "message-end",
+                finish_reason="TOOL_CALL",
+                usage={"tokens": {"input_tokens": 30, "output_tokens": 9}},
+            ),
+        ]
+    )
+    answer = decode_answer("cohere", 200, body, streamed=True)
+    expected = native_tool_call_row(
+        "I will search", [ToolCall("get_weather_1", "get_weather", '{"loc":"x"}')]
+    )
+    assert answer.rows == (expected,)
+    assert (answer.stop_reason, answer.input_tokens, answer.output_tokens) == ("TOOL_CALL", 30, 9)

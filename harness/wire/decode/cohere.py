@@ -10,6 +10,8 @@ or its SSE events (``content-delta``, ``tool-plan-delta``, ``tool-call-start`` /
 ``tool-call-delta`` assembled in order, ``message-end`` with the finish reason and usage).
 A stream event that is a whole chat body (how the fakes answer a streamed request) is read
 as one. The tool plan is the text of an answer that calls tools and says nothing else.
+Event shapes: Cohere's "A Guide to Streaming Responses" (docs.cohere.com/v2/docs/streaming)
+and "Streaming for tool use" (docs.cohere.com/v2/docs/tool-use-streaming).
 """
 
 from __future__ import annotations
@@ -102,8 +104,11 @@ def _read_event(draft: AnswerDraft, plan: list[str], data: JsonObject) -> None:
         draft.text.append(text_of(child(message, "content"), "text") or "")
     elif kind == "tool-plan-delta":
         plan.append(text_of(message, "tool_plan") or "")
-    elif kind == "tool-call-start":
-        _add_call(draft, child(message, "tool_calls"))
+    elif kind == "tool-call-start":  # its arguments, if any, are the first piece
+        call = child(message, "tool_calls")
+        function = child(call, "function")
+        name, piece = text_of(function, "name") or "", text_of(function, "arguments") or ""
+        draft.calls.append(ToolCall(text_of(call, "id") or "", name, piece))
     elif kind == "tool-call-delta" and draft.calls:
         piece = text_of(child(child(message, "tool_calls"), "function"), "arguments") or ""
         last = draft.calls[-1]
