@@ -5,6 +5,7 @@ convention, and errors, in a body or in a stream, are the error text."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -72,3 +73,28 @@ def test_no_answer_at_all_is_an_empty_record(wire: WireKind) -> None:
     answer = decode_answer(wire, None, b"", streamed=True)
     assert answer.rows == ()
     assert answer.error_text is None
+
+
+def _captured_error_bodies() -> list[Any]:
+    """Overflow bodies captured from real servers (``tests/corpus/overflow.jsonl``, each
+    with its source), those recorded as the raw body with their HTTP status."""
+    with open("tests/corpus/overflow.jsonl", encoding="utf-8") as corpus:
+        entries = [json.loads(line) for line in corpus if line.strip()]
+    return [
+        pytest.param(e["provider"], e["status"], e["body"], id=e["id"])
+        for e in entries
+        if e["capture"] == "body" and isinstance(e["status"], int)
+    ]
+
+
+WIRE_OF_PROVIDER: dict[str, WireKind] = {"anthropic": "anthropic", "gemini": "gemini"}
+
+
+@pytest.mark.parametrize(("provider", "status", "body"), _captured_error_bodies())
+def test_captured_overflow_bodies_are_the_error_text_verbatim(
+    provider: str, status: int, body: str
+) -> None:
+    wire = WIRE_OF_PROVIDER.get(provider, "openai_chat")
+    answer = decode_answer(wire, status, body.encode(), streamed=False)
+    assert answer.error_text == body
+    assert answer.rows == ()
