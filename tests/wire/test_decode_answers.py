@@ -98,3 +98,25 @@ def test_captured_overflow_bodies_are_the_error_text_verbatim(
     answer = decode_answer(wire, status, body.encode(), streamed=False)
     assert answer.error_text == body
     assert answer.rows == ()
+
+
+@given(plans())
+def test_a_responses_stream_cut_before_its_terminal_event_reads_its_finished_items(
+    plan: ReplyPlan,
+) -> None:
+    events = rendered("openai_responses", plan, streamed=True).body.split(b"\n\n")
+    cut = b"\n\n".join(e for e in events if b"response.completed" not in e)
+    answer = decode_answer("openai_responses", 200, cut, streamed=True)
+    assert answer.rows == (expected_row("openai_responses", plan),)
+    assert answer.input_tokens is None  # usage comes with the terminal event only
+
+
+def test_a_failed_response_event_is_the_error_text() -> None:
+    failed = {
+        "type": "response.failed",
+        "response": {"status": "failed", "error": {"code": "server_error", "message": "boom"}},
+    }
+    body = b"event: response.failed\ndata: " + json.dumps(failed).encode() + b"\n\n"
+    answer = decode_answer("openai_responses", 200, body, streamed=True)
+    assert answer.error_text == '{"code":"server_error","message":"boom"}'
+    assert answer.rows == ()

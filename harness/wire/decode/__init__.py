@@ -68,7 +68,7 @@ def decode_answer(
     if status is None:
         return DecodedAnswer()
     if status not in _SUCCESS:
-        return error_answer(status, body)
+        return error_answer(body)
     try:
         return _ANSWERS[wire](body, streamed=streamed)
     except RecursionError:

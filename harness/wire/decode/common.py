@@ -264,7 +264,7 @@ class AnswerDraft:
         return ChatMessage("assistant", text)
 
 
-def error_answer(status: int | None, body: bytes) -> DecodedAnswer:
+def error_answer(body: bytes) -> DecodedAnswer:
     """A non-2xx answer: its body is the error text the overflow classifier reads."""
     return AnswerDraft(error_text=error_body_text(body)).finish()
 

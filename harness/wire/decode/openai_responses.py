@@ -202,22 +202,36 @@ def _read_items(draft: AnswerDraft, items: list[JsonObject]) -> None:
 
 
 def _stream(body: bytes) -> DecodedAnswer:
-    draft = AnswerDraft()
+    error: str | None = None
     done_items: list[JsonObject] = []
     for event, data in sse_json(body):
         kind = text_of(data, "type") or event
+        response = child(data, "response")
+        item = child(data, "item")
         if kind == "error":
-            draft.error_text = to_json(data)
-        elif kind in _TERMINAL and child(data, "response") is not None:
-            terminal = AnswerDraft()
-            _read_response(terminal, child(data, "response") or {})
-            if not terminal.text and not terminal.calls and not terminal.provider_edits:
-                _read_items(terminal, done_items)  # a terminal event without its output
-            terminal.error_text = terminal.error_text or draft.error_text
-            if kind == "response.failed" and terminal.error_text is None:
-                terminal.error_text = to_json(data)
-            return terminal.finish()
-        elif kind == "response.output_item.done" and child(data, "item") is not None:
-            done_items.append(child(data, "item") or {})
-    _read_items(draft, done_items)  # cut before the terminal event: as far as it went
+            error = to_json(data)
+        elif kind in _TERMINAL and response is not None:
+            return _terminal(kind == "response.failed", data, response, done_items, error)
+        elif kind == "response.output_item.done" and item is not None:
+            done_items.append(item)
+    draft = AnswerDraft(error_text=error)  # cut before the terminal event: as far as it went
+    _read_items(draft, done_items)
+    return draft.finish()
+
+
+def _terminal(
+    failed: bool,
+    event: object,
+    response: JsonObject,
+    done_items: list[JsonObject],
+    error: str | None,
+) -> DecodedAnswer:
+    """The terminal event's whole response; its items when it carries no output."""
+    draft = AnswerDraft()
+    _read_response(draft, response)
+    if not response.get("output"):
+        _read_items(draft, done_items)
+    if failed and draft.error_text is None:
+        draft.error_text = to_json(event)
+    draft.error_text = draft.error_text or error
     return draft.finish()
