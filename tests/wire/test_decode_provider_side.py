@@ -12,6 +12,7 @@ import pytest
 from fakes import FakeProvider
 from fakes.answer import Answer
 from fakes.context_edits import COMPACT_BETA, CONTEXT_MANAGEMENT_BETA
+from fakes.script import DEFAULT_REPLY_TEXT
 from fakes.wire import WIRES
 from fakes.wire.base import ReplyPlan, Usage
 from harness.wire import DecodedAnswer, WireKind, decode_answer, decode_request
@@ -163,3 +164,18 @@ def test_an_openai_chat_error_chunk_is_the_error_text() -> None:
     answer = _in_stream_error("openai_chat", event)
     assert answer.error_text == json.dumps(event["error"], separators=(",", ":"))
     assert answer.rows == ()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_anthropic_thinking_blocks_add_no_text_to_the_answers_row(stream: bool) -> None:
+    payload = {
+        "model": "m",
+        "max_tokens": 2048,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "messages": [{"role": "user", "content": "think"}],
+        "stream": stream,
+    }
+    fake = FakeProvider("anthropic", "m", context_window=200_000)
+    answer, reply = answer_of("anthropic", fake, payload)
+    assert b'"thinking"' in reply.body  # the answer did think
+    assert [(row.role, row.content) for row in answer.rows] == [("assistant", DEFAULT_REPLY_TEXT)]
