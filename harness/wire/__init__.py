@@ -4,6 +4,7 @@ rows, overflows, cache loss), as frozen findings. Pure like ``harness.runtime``:
 the runtime only, no I/O, clock injected.
 """
 
+from harness.wire.decode import decode_answer, decode_request, is_generation_request
 from harness.wire.decoded import DecodedAnswer, DecodedRequest, WireDecodeError
 from harness.wire.model import (
     FINDING_KINDS,
@@ -28,4 +29,7 @@ __all__ = [
     "WireExchange",
     "WireKind",
     "WireObserver",
+    "decode_answer",
+    "decode_request",
+    "is_generation_request",
 ]
