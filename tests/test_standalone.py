@@ -32,7 +32,7 @@ OUTSIDE: tuple[re.Pattern[str], ...] = (
 )
 # "spec 3.1", "Spec 2.3, 3.1, 3.5 and 19.2", "spec 8–14", "decision 19.10", "spec §1.1".
 CITED = re.compile(
-    r"\b(?:[Ss]pec|[Dd]ecisions?|reference-runtime\.md)\s+§?"
+    r"\b(?:[Ss]pec|[Dd]ecisions?|contract\.md)\s+§?"
     r"((?:\d+(?:\.\d+)?)(?:(?:,\s*|\s+and\s+|\s*/\s*|\s*[–-]\s*)§?\d+(?:\.\d+)?)*)"
 )
 PROVIDERS_CITED = re.compile(r"providers\.md\s+§?(\d+(?:\.\d+)?)")
