@@ -42,7 +42,7 @@ class TokenCounter(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class HeuristicCounter:
-    """The runtime's estimate, byte for byte (reference-runtime.md §5)."""
+    """The runtime's estimate, byte for byte (docs/contract.md §5)."""
 
     name: CounterName = "heuristic"
 

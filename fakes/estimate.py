@@ -1,6 +1,6 @@
 """The ``heuristic`` counter: the reference runtime's token estimate, re-implemented.
 
-reference-runtime.md §5, over canonical rows (see ``fakes.rows``):
+docs/contract.md §5, over canonical rows (see ``fakes.rows``):
 
 - every row costs ``ceil(utf8_bytes(content) / 4) + 4``;
 - a user row that is not a tool-result carrier and holds loadable ``[IMAGE:<ref>]``

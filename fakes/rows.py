@@ -2,7 +2,7 @@
 
 A fake never sees the runtime's history, only a wire request. To count that request the
 way the runtime does (``heuristic`` counter) it is first decoded into the rows the
-runtime would have built (reference-runtime.md §1.1): ``(role, content)`` pairs where a
+runtime would have built (docs/contract.md §1.1): ``(role, content)`` pairs where a
 native assistant tool call is the compact JSON object
 ``{"content": <text or null>, "tool_calls": [{"id", "name", "arguments"}]}`` and a native
 tool result is ``{"tool_call_id", "content", "attachments": [...]}``. JSON is compact,

@@ -1,4 +1,4 @@
-"""The import rules of the architecture table (shared/design/architecture.md), enforced.
+"""The import rules of the package table in docs/architecture.md, enforced.
 
 Each package may import the standard library, the project packages its row names and the
 third-party libraries its job needs. A new import that the table forbids is a design bug.

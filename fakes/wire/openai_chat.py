@@ -1,6 +1,6 @@
 """OpenAI Chat Completions (``POST /v1/chat/completions``) and its compatible family.
 
-Decoding (wire → canonical rows, reference-runtime.md §1.1):
+Decoding (wire → canonical rows, docs/contract.md §1.1):
 
 - ``system`` / ``developer`` → a ``system`` row; ``user`` → a ``user`` row whose text
   parts are kept verbatim and whose ``image_url`` parts become ``[IMAGE:<url>]`` markers,

@@ -1,5 +1,6 @@
-"""The rule ids scenarios are tagged with: one per rule of the contract (spec sections 2–16
-and 19). ``tests/scenarios`` fails when one has no scenario."""
+"""The rule ids scenarios are tagged with: one per rule of the contract (docs/contract.md,
+sections 2–16 and 19, each id a heading there). ``tests/scenarios`` fails when one has no
+scenario."""
 
 from __future__ import annotations
 
