@@ -21,7 +21,7 @@ from harness.cli.bounds import (
     MAX_CONFORMANCE_REQUESTS,
     MAX_CONTEXT_WINDOW_TOKENS,
 )
-from harness.cli.paths import check_host, check_outputs
+from harness.cli.paths import check_host, check_outputs, check_url
 from harness.cli.secrets import split_userinfo
 from harness.conformance import (
     DEFAULT_REQUEST_TIMEOUT_S,
@@ -110,6 +110,7 @@ def conformance(
         raise _fail(err, "--base-url: expected an http(s) URL, found a value with '@' (not shown)")
     split = split_userinfo(base_url)
     base_url, environ = split.url, dict(os.environ)
+    check_url("--base-url", base_url)
     if split.key is not None:
         if api_key_env is not None:
             raise _fail(err, "give the API key in --base-url or by --api-key-env, not both")

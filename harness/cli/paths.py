@@ -10,9 +10,11 @@ Only stdlib and typer here, so importing this module costs the CLI's start-up no
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 import tempfile
+import urllib.parse
 from pathlib import Path
 from typing import Final
 
@@ -25,12 +27,18 @@ def _bad(option: str, value: object, why: str) -> typer.BadParameter:
     return typer.BadParameter(f"{str(value)!r}: {why}", param_hint=f"'{option}'")
 
 
-def _nearest_existing(path: Path) -> Path:
-    """The path itself or its closest ancestor that exists (what a later mkdir starts from)."""
-    current = path.absolute()
-    while not current.exists() and current != current.parent:
-        current = current.parent
-    return current
+def _existing_parent(option: str, path: Path) -> Path:
+    """The folder ``path`` will be created in, which must exist: a typo in an output path
+    must not build a tree of folders (``--junit-xml /nonexistent/dir/j.xml``)."""
+    parent = path.absolute().parent
+    if parent.exists():
+        return parent
+    ancestor = parent.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise _bad(option, path, f"{ancestor} is not a folder")
+    raise _bad(option, path, f"folder {parent} does not exist (create it first)")
 
 
 def _probe_folder(option: str, value: object, folder: Path) -> None:
@@ -48,7 +56,8 @@ def _probe_folder(option: str, value: object, folder: Path) -> None:
 
 def check_output_file(option: str, path: Path | None) -> None:
     """``path`` can be written as a file: it is not a folder, and it or the folder it will be
-    created in (parents are created as needed) is writable. Nothing is left behind."""
+    created in (which must exist: no folder is created silently) is writable. Nothing is
+    left behind."""
     if path is None:
         return
     if path.exists():
@@ -61,16 +70,20 @@ def check_output_file(option: str, path: Path | None) -> None:
             raise _bad(option, path, "is not writable")
         _probe_folder(option, path, path.absolute().parent)
         return
-    _probe_folder(option, path, _nearest_existing(path))
+    _probe_folder(option, path, _existing_parent(option, path))
 
 
 def check_output_dir(option: str, path: Path | None) -> None:
-    """``path`` is, or can be created as, a writable folder. Nothing is left behind."""
+    """``path`` is, or can be created as, a writable folder: the folder itself may be made,
+    never its missing parents. Nothing is left behind."""
     if path is None:
         return
-    if path.exists() and not path.is_dir():
-        raise _bad(option, path, "is a file; expected a folder")
-    _probe_folder(option, path, _nearest_existing(path))
+    if path.exists():
+        if not path.is_dir():
+            raise _bad(option, path, "is a file; expected a folder")
+        _probe_folder(option, path, path)
+        return
+    _probe_folder(option, path, _existing_parent(option, path))
 
 
 def check_outputs(files: dict[str, Path | None], dirs: dict[str, Path | None]) -> None:
@@ -118,11 +131,35 @@ def check_port(option: str, port: int | None, host: str, *, free: bool = True) -
         raise _bad(option, port, f"cannot listen on {host}:{port} ({error.strerror})") from None
 
 
+def check_pattern(option: str, pattern: str | None) -> None:
+    """``pattern`` is a valid regular expression (``-k '['`` is a bad option, not a crash)."""
+    if pattern is None:
+        return
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise _bad(option, pattern, f"not a regular expression ({error})") from None
+
+
+def check_url(option: str, url: str) -> None:
+    """``url`` parses and, if it names a port, the port is in 1..65535 (the scheme is the
+    conformance plan's to check). Give it without userinfo (``secrets.split_userinfo``):
+    the value is shown."""
+    try:
+        port = urllib.parse.urlsplit(url).port
+    except ValueError as error:
+        raise _bad(option, url, f"not a valid URL ({error})") from None
+    if port == 0:
+        raise _bad(option, url, f"expected a port in 1..{MAX_PORT}, found 0")
+
+
 __all__ = [
     "MAX_PORT",
     "check_host",
     "check_output_dir",
     "check_output_file",
     "check_outputs",
+    "check_pattern",
     "check_port",
+    "check_url",
 ]

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from harness.cli.envvars import check_telemetry_environment
-from harness.cli.paths import MAX_PORT, check_outputs, check_port
+from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
 from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
@@ -168,6 +168,7 @@ def register(app: typer.Typer) -> None:
             {"--transcript": transcript},
         )
         check_port("--serve-metrics", serve_metrics, METRICS_HOST)
+        check_pattern("-k", k)
         check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
         loaded = select(load_paths(paths, err, resolve_limits(limit, err)), k)
         if not loaded:

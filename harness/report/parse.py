@@ -104,6 +104,11 @@ def read_file(path: Path, *, strict: bool = False) -> TranscriptFile:
             marks.append(record)
         else:
             events.append(record)
+    if not events and not marks:
+        # An empty file, blank lines or one torn line: a report of nothing would pass for
+        # a run that did nothing (every run writes at least its turn's events).
+        why = f" (its only line, {torn}, is incomplete)" if torn is not None else ""
+        raise ReportInputError(f"{path}: no transcript event in this file{why}")
     return TranscriptFile(
         path=path, events=tuple(events), torn_line=torn, interruptions=tuple(marks)
     )
@@ -128,11 +133,18 @@ def parse_record(line: bytes) -> Event | InterruptedMark:
     except UnicodeDecodeError as exc:
         raise ReportInputError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
     try:
-        record = json.loads(text)
+        record = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise ReportInputError(f"not JSON: {exc.msg} (column {exc.colno})") from exc
+    except RecursionError:
+        raise ReportInputError("not a transcript line: JSON nested too deeply") from None
     if not isinstance(record, dict):
         raise ReportInputError(f"not a JSON object but {type(record).__name__}")
+    if _is_span(record):
+        raise ReportInputError(
+            "an OpenTelemetry span (this is a --otel-jsonl span file), not a transcript "
+            "event: report reads the files --transcript writes"
+        )
     if record.get(KIND_KEY) == INTERRUPTED_KIND:
         return _interrupted(record)
     kind = _KINDS.get(str(record.get(KIND_KEY)))
@@ -143,6 +155,18 @@ def parse_record(line: bytes) -> Event | InterruptedMark:
         return event_from_record(record)
     except (TranscriptError, ValueError) as exc:
         raise ReportInputError(str(exc)) from None
+
+
+def _refuse_constant(name: str) -> object:
+    # NaN and ±Infinity are not JSON; Python's codec accepts them, a transcript never has
+    # them, and a NaN timestamp would draw an empty chart without a word.
+    raise ReportInputError(f"not JSON: {name} is not a number JSON allows")
+
+
+def _is_span(record: Mapping[str, Any]) -> bool:
+    """A line of an ``--otel-jsonl`` file: an OTel span record with its trace context."""
+    context = record.get("context")
+    return isinstance(context, dict) and "trace_id" in context and "span_id" in context
 
 
 def _interrupted(record: Mapping[str, Any]) -> InterruptedMark:

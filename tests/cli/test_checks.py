@@ -4,6 +4,7 @@ refuses what it must and accepts what it must, and none leaves anything on disk.
 from __future__ import annotations
 
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,16 +21,33 @@ NAMES = st.text(st.sampled_from("abcxyz-_0"), min_size=1, max_size=8)
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(parts=st.lists(NAMES, min_size=1, max_size=5), as_dir=st.booleans())
-def test_a_path_in_a_writable_tree_is_accepted_and_nothing_is_created(
+def test_a_path_whose_folder_exists_is_accepted_and_nothing_is_created(
     tmp_path: Path, parts: list[str], as_dir: bool
 ) -> None:
-    before = sorted(tmp_path.rglob("*"))
-    target = tmp_path.joinpath(*parts)
+    base = Path(tempfile.mkdtemp(dir=tmp_path))  # examples share tmp_path
+    target = base.joinpath(*parts)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    made = sorted(base.rglob("*"))
     if as_dir:
         check_output_dir("--out", target)
     else:
         check_output_file("--out", target)
-    assert sorted(tmp_path.rglob("*")) == before
+    assert sorted(base.rglob("*")) == made
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(NAMES, min_size=2, max_size=5), as_dir=st.booleans())
+def test_a_missing_folder_is_refused_and_never_created(
+    tmp_path: Path, parts: list[str], as_dir: bool
+) -> None:
+    """A typo in an output path must not build a tree of folders."""
+    base = Path(tempfile.mkdtemp(dir=tmp_path))
+    before = sorted(base.rglob("*"))
+    target = base.joinpath("missing", *parts)
+    check = check_output_dir if as_dir else check_output_file
+    with pytest.raises(typer.BadParameter, match="does not exist \\(create it first\\)"):
+        check("--out", target)
+    assert sorted(base.rglob("*")) == before
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -61,6 +61,17 @@ FAKE = ("fake", "serve", "--provider", "openai", "--model", "m")
 FAKE_OK = (*FAKE, "--context-window", "1000")
 CONFORMANCE = ("conformance", "--provider", "openai", "--model", "m")
 ENDPOINT = (*CONFORMANCE, "--base-url", "http://127.0.0.1:9/v1")
+# The other outputs in the test's folder: the defaults are relative to the repository, and
+# their folder does not exist where the test runs.
+DASHBOARD_OUTPUTS = {"--out": "{folder}/json", "--alerts": "{folder}/a.yml",
+                     "--provisioning": "{folder}/provisioning"}  # fmt: skip
+
+
+def _dashboards(option: str, values: tuple[str, ...]) -> list[Case]:
+    others = [part for name, value in DASHBOARD_OUTPUTS.items() if name != option
+              for part in (name, value)]  # fmt: skip
+    return _paths(("dashboards", "build", *others), option, values)
+
 
 CASES: list[Case] = [
     # trimscope run
@@ -122,10 +133,16 @@ CASES: list[Case] = [
     Case((*CONFORMANCE, "--base-url", "http://no-such-host.invalid/v1"), "--base-url",
          shows="no-such-host.invalid"),
     *_values(CONFORMANCE, "--base-url", "ftp://host/v1"),
+    *_values(CONFORMANCE, "--base-url", "http://127.0.0.1:99999/v1", "http://127.0.0.1:0/v1"),
     Case(("conformance", "--provider", "nosuch", "--model", "m", "--base-url", "http://x/v1"),
          "--provider"),
     # the remaining options and arguments of each command
-    *_values(RUN, "-k", "no-scenario-has-this", ""),
+    *_values(RUN, "-k", "no-scenario-has-this", "", "[", "(?P<"),
+    # an output whose folder is missing: refused, never created (a typo builds no tree)
+    *_values(RUN, "--junit-xml", "{folder}/missing/j.xml"),
+    *_values(RUN, "--transcript", "{folder}/missing/deeper"),
+    *_values(LOAD, "--json", "{folder}/missing/s.json"),
+    *_values(("report", "{folder}/t.jsonl"), "-o", "{folder}/missing/r.html"),
     Case(("validate", "{folder}/missing.yaml"), "{folder}/missing.yaml"),
     Case(("run", "{folder}/missing.yaml"), "{folder}/missing.yaml"),
     Case((*LOAD, "--scenario", "{folder}/missing.yaml"), "{folder}/missing.yaml"),  # file:line
@@ -138,8 +155,8 @@ CASES: list[Case] = [
     Case((*RUN, "--otel-jsonl="), "--otel-jsonl", shows="empty"),
     # trimscope report, dashboards, scenarios
     *_paths(("report", "{folder}/t.jsonl"), "-o", UNWRITABLE),
-    *_paths(("dashboards", "build"), "--alerts", UNWRITABLE),
-    *_paths(("dashboards", "build"), "--out", FILE_DIR),
+    *_dashboards("--alerts", UNWRITABLE),
+    *_dashboards("--out", FILE_DIR),
     *_paths(("scenarios", "schema"), "--out", UNWRITABLE),
     *_paths(("scenarios", "index", str(ROOT / "scenarios")), "--readme", UNWRITABLE),
 ]  # fmt: skip

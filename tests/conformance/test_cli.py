@@ -31,6 +31,7 @@ def test_conforming_endpoint_exits_0_and_writes_both_reports(
 ) -> None:
     _, base_url = serve(fake_server, "openai", 2000)
     json_path, md_path = tmp_path / "out" / "report.json", tmp_path / "report.md"
+    json_path.parent.mkdir()
     result = invoke(
         "--provider", "openai", "--base-url", base_url, "--model", MODEL,
         "--context-window", "2000", "--json", json_path, "--markdown", md_path,

@@ -24,6 +24,7 @@ def _invoke(*args: str) -> tuple[int, str]:
 @pytest.mark.integration
 def test_json_summary_is_written_and_matches_the_run(tmp_path: Path) -> None:
     out = tmp_path / "out" / "summary.json"
+    out.parent.mkdir()
     code, output = _invoke(
         "--sessions", "3", "--concurrency", "2", "--turns", "2", "--quiet", "--json", str(out)
     )

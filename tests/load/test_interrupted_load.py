@@ -61,6 +61,7 @@ def test_a_stopped_load_run_is_summarised_and_marked(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
     out = tmp_path / "out" / "load.json"
+    out.parent.mkdir()
     spans = tmp_path / "spans.jsonl"
     running, port = _endless(
         tmp_path,

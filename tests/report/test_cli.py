@@ -27,6 +27,7 @@ def _leftovers(folder: Path) -> list[str]:
 def test_files_and_folders_make_one_report(tmp_path: Path) -> None:
     write(tmp_path / "run" / "a.jsonl", busy_session("a"), busy_session("b"))
     single = write(tmp_path / "b.jsonl", Session("c").turn().budget(10).call(5).end())
+    (tmp_path / "out").mkdir()
     out = tmp_path / "out" / "report.html"
     result = _invoke(tmp_path / "run", single, "-o", out)
     assert result.exit_code == 0, result.output

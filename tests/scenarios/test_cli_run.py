@@ -46,6 +46,7 @@ def test_failing_scenario_exits_1_and_prints_a_diff(tmp_path: Path) -> None:
     library = _library(tmp_path / "lib")
     write(library, "wrong.yaml", scenario("wrong", answer="not ok"))
     junit = tmp_path / "out" / "junit.xml"
+    junit.parent.mkdir()
     result = cli("run", library, "--junit-xml", junit)
     assert result.exit_code == EXIT_FAILED
     assert "answers: expected ['not ok'], found ['ok']" in result.stdout
