@@ -13,19 +13,23 @@ from harness.wire.model import (
     WireExchange,
     WireKind,
 )
-from harness.wire.observer import ObserverConfig, OverflowClassifier, WireObserver
+from harness.wire.observer import Decoders, ObserverConfig, OverflowClassifier, WireObserver
+from harness.wire.prints import RowPrint, print_rows
 
 __all__ = [
     "FINDING_KINDS",
     "WIRE_KINDS",
     "DecodedAnswer",
     "DecodedRequest",
+    "Decoders",
     "Finding",
     "FindingKind",
     "ObserverConfig",
     "OverflowClassifier",
+    "RowPrint",
     "WireDecodeError",
     "WireExchange",
     "WireKind",
     "WireObserver",
+    "print_rows",
 ]

@@ -1,0 +1,148 @@
+"""Row fingerprints: what the observer keeps of a row instead of the row.
+
+A session is remembered as the prints of its last request and of the answer to it, never
+their text: an idle session holds a few dozen bytes a row. A print carries every fact the
+inference reads (role, a 64-bit keyed digest of role and content, the runtime's token
+estimate of the row as an older and as a current-turn row, whether it opens a turn, the
+tool-call ids it carries or answers as digests, whether it is the breadcrumb), each
+measured by the runtime's own rules so that what the observer infers is counted like
+what the reference agent reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from harness.runtime.carriers import is_prompt_tool_carrier
+from harness.runtime.constants import BREADCRUMB
+from harness.runtime.estimate import message_tokens
+from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
+from harness.runtime.messages import ChatMessage
+from harness.runtime.turns import is_turn_boundary
+
+_DIGEST_BYTES: Final = 8
+# Role and content are joined by a byte no UTF-8 text contains, so ("a", "bc") and
+# ("ab", "c") never hash alike.
+_SEPARATOR: Final = b"\xff"
+
+_ROLES: Final = {role: role for role in ("system", "user", "assistant", "tool")}
+_OPENS_TURN: Final = 1
+_PLAIN_USER: Final = 2
+_BREADCRUMB: Final = 4
+
+
+def digest(*parts: str) -> int:
+    """A 64-bit blake2b digest of ``parts``: equal parts, equal digests; two different
+    rows collide with a chance of about 2⁻⁶⁴."""
+    joined = _SEPARATOR.join(part.encode("utf-8", "surrogatepass") for part in parts)
+    return int.from_bytes(hashlib.blake2b(joined, digest_size=_DIGEST_BYTES).digest(), "big")
+
+
+@dataclass(frozen=True, slots=True)
+class RowPrint:
+    """One row's fingerprint. ``key`` is ``digest(role, content)``; ``older_tokens`` and
+    ``current_tokens`` are the runtime's estimate of the row as an older row and as a row
+    of the current user turn (they differ only for tool-result carriers that declare
+    images); ``calls`` are digests of the tool-call ids an assistant row carries,
+    ``answers`` the digest of the tool-call id a tool row answers (``None``: none)."""
+
+    role: str
+    key: int
+    older_tokens: int
+    current_tokens: int
+    flags: int
+    calls: tuple[int, ...] = ()
+    answers: int | None = None
+
+    @property
+    def opens_turn(self) -> bool:
+        """``harness.runtime.turns.is_turn_boundary`` of the row."""
+        return bool(self.flags & _OPENS_TURN)
+
+    @property
+    def plain_user(self) -> bool:
+        """A user row that is not a prompt-mode tool carrier: it anchors the current turn
+        for the estimate (``harness.runtime.estimate.current_turn_start``)."""
+        return bool(self.flags & _PLAIN_USER)
+
+    @property
+    def is_breadcrumb(self) -> bool:
+        """A user row whose text is the reference's breadcrumb, byte for byte."""
+        return bool(self.flags & _BREADCRUMB)
+
+    @property
+    def is_system(self) -> bool:
+        return self.role == "system"
+
+
+def print_row(row: ChatMessage) -> RowPrint:
+    """The fingerprint of one canonical row."""
+    role, content = row.role, row.content
+    flags = 0
+    if is_turn_boundary(row):
+        flags |= _OPENS_TURN
+    if role == "user" and not is_prompt_tool_carrier(content):
+        flags |= _PLAIN_USER
+    if role == "user" and content == BREADCRUMB:
+        flags |= _BREADCRUMB
+    calls: tuple[int, ...] = ()
+    answers: int | None = None
+    if role == "assistant":
+        calls = tuple(digest(call_id) for call_id in assistant_tool_call_ids(content) or ())
+    elif role == "tool":
+        answered = tool_call_id_of(content)
+        answers = None if answered is None else digest(answered)
+    return RowPrint(
+        # Every print of a known role shares one string object: the print keeps no text.
+        role=_ROLES.get(role, role),
+        key=digest(role, content),
+        older_tokens=message_tokens(row, current_carrier=False),
+        current_tokens=message_tokens(row, current_carrier=True),
+        flags=flags,
+        calls=calls,
+        answers=answers,
+    )
+
+
+def print_rows(rows: Iterable[ChatMessage]) -> tuple[RowPrint, ...]:
+    return tuple(print_row(row) for row in rows)
+
+
+def estimate_prints(prints: Sequence[RowPrint]) -> int:
+    """``harness.runtime.estimate_history_tokens`` of the rows these prints stand for:
+    rows from the last plain user row on are priced as current-turn rows (all of them
+    when there is none), the others as older rows."""
+    anchor = 0
+    for index in range(len(prints) - 1, -1, -1):
+        if prints[index].plain_user:
+            anchor = index
+            break
+    older = sum(p.older_tokens for p in prints[:anchor])
+    return older + sum(p.current_tokens for p in prints[anchor:])
+
+
+def keys_of(prints: Sequence[RowPrint]) -> tuple[int, ...]:
+    return tuple(p.key for p in prints)
+
+
+def shared_prefix(first: Sequence[RowPrint], second: Sequence[RowPrint]) -> int:
+    """How many leading rows ``first`` and ``second`` share."""
+    count = 0
+    for mine, theirs in zip(first, second, strict=False):
+        if mine.key != theirs.key:
+            break
+        count += 1
+    return count
+
+
+def leading_system(prints: Sequence[RowPrint]) -> int:
+    """How many system rows lead (``harness.runtime.turns.leading_system_count``)."""
+    count = 0
+    for row in prints:
+        if not row.is_system:
+            break
+        count += 1
+    return count
