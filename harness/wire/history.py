@@ -23,14 +23,33 @@ Prints = tuple[RowPrint, ...]
 
 
 @dataclass(frozen=True, slots=True)
+class Tally:
+    """Rows of the conversation cut by earlier requests and not sent since: how many,
+    the turns they opened, their estimate as older rows."""
+
+    rows: int = 0
+    turns: int = 0
+    tokens: int = 0
+
+    def plus(self, rows: Sequence[RowPrint]) -> Tally:
+        return Tally(
+            self.rows + len(rows),
+            self.turns + sum(p.opens_turn for p in rows),
+            self.tokens + sum(p.older_tokens for p in rows),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Before:
     """What the session remembers of its last call: the request's prints, the answer's
-    prints (empty when none came), and whether the request's row after the system rows is
-    a breadcrumb the observer saw inserted (the reference's owner flag)."""
+    prints (empty when none came), whether the request's row after the system rows is a
+    breadcrumb the observer saw inserted (the reference's owner flag), and the tally of
+    the rows earlier requests cut (``earlier``)."""
 
     request: Prints
     answer: Prints = ()
     crumb_present: bool = False
+    earlier: Tally = Tally()
 
     @property
     def body_start(self) -> int:
@@ -60,11 +79,13 @@ class HistoryChange:
 class Reading:
     """How a new request relates to the previous one: ``change`` is the cut (``None``: the
     history was kept as it was and extended), ``appended`` the rows new since the previous
-    request and its answer, ``crumb_present`` the owner flag for the next comparison."""
+    request and its answer; ``crumb_present`` and ``earlier`` are the owner flag and the
+    tally of cut rows for the next comparison."""
 
     change: HistoryChange | None
     appended: Prints
     crumb_present: bool
+    earlier: Tally
 
 
 def _starts_with(rows: Sequence[RowPrint], head: Sequence[RowPrint]) -> bool:
@@ -89,6 +110,30 @@ def _crumb_at(prints: Sequence[RowPrint], index: int) -> bool:
     return index < len(prints) and prints[index].is_breadcrumb
 
 
+def _opens_turn(rows: Sequence[RowPrint]) -> bool:
+    return any(row.opens_turn for row in rows)
+
+
+@dataclass(frozen=True, slots=True)
+class _New:
+    """The new request split: ``prefix`` (system rows and the breadcrumb the owner flag
+    keeps), ``body`` after it, ``cut_body`` after any breadcrumb row."""
+
+    prefix: Prints
+    body: Prints
+    cut_body: Prints
+    crumb_row: bool
+    flagged: bool
+
+
+def _split(before: Before, new: Prints) -> _New:
+    system = leading_system(new)
+    crumb_row = _crumb_at(new, system)
+    flagged = before.crumb_present and crumb_row
+    end = system + int(flagged)
+    return _New(new[:end], new[end:], new[system + int(crumb_row) :], crumb_row, flagged)
+
+
 def read_change(before: Before, new: Prints) -> Reading:
     """Compare ``new`` with the history ``before`` left (see the module docstring).
 
@@ -96,70 +141,84 @@ def read_change(before: Before, new: Prints) -> Reading:
     may drop a failed answer); a suffix kept (trim); never-seen rows in front of a kept
     suffix (compaction); nothing of it kept at all (a trim to the new rows when they open
     a turn or follow an inserted breadcrumb, else a compaction).
+
+    A cut at a new turn (an appended row opens one) counts the rows earlier requests cut
+    as dropped again: the reference trims each turn's history afresh from the whole
+    stored conversation, and within a turn from the previous request's rows.
     """
     start = before.body_start
     asked, answered = before.request[start:], before.request[start:] + before.answer
-    system = leading_system(new)
-    crumb_row = _crumb_at(new, system)
-    flagged = before.crumb_present and crumb_row
-    body = new[system + int(flagged) :]
+    split = _split(before, new)
     for history in (answered, asked):
-        if _starts_with(body, history):
-            return Reading(None, body[len(history) :], flagged)
-    cut_body = new[system + int(crumb_row) :]
-    prefix = new[:system] + new[system : system + int(flagged)]
+        if _starts_with(split.body, history):
+            return _kept(before, split, split.body[len(history) :])
     for history in (answered, asked):
-        cut = find_cut(history, cut_body)
+        cut = find_cut(history, split.cut_body)
         if cut is not None:
-            change = _cut(history, cut, cut_body, prefix, crumb=crumb_row)
-            return Reading(change, cut_body[len(history) - cut :], crumb_row)
-    return _replaced(answered, cut_body, prefix, crumb_row)
+            return _cut(before, history, cut, split)
+    return _replaced(before, answered, split)
 
 
-def _cut(
-    history: Prints, cut: int, body: Prints, prefix: Prints, *, crumb: bool, summary: int = 0
-) -> HistoryChange:
-    """The accounting of a cut of ``history[:cut]``; ``body`` is what the new request
-    sends after the system rows and breadcrumb, ``summary`` leading rows of it new."""
-    kept = len(history) - cut
-    appended = body[summary + kept :]
-    return HistoryChange(
+def _kept(before: Before, split: _New, appended: Prints) -> Reading:
+    """Nothing more cut. (A cut repeated where the previous request already had it shows
+    nothing new on the wire: no finding.)"""
+    return Reading(None, appended, split.flagged, before.earlier)
+
+
+def _cut(before: Before, history: Prints, cut: int, split: _New, summary: int = 0) -> Reading:
+    """The accounting of a cut of ``history[:cut]``; the request sends ``split.cut_body``
+    after the system rows and breadcrumb, its first ``summary`` rows new."""
+    body = split.cut_body
+    appended = body[summary + len(history) - cut :]
+    earlier = before.earlier if _opens_turn(appended) else Tally()
+    prefix = split.prefix
+    change = HistoryChange(
         kind="compaction" if summary else "trim",
-        dropped_messages=cut,
-        dropped_turns=sum(p.opens_turn for p in history[:cut]),
+        dropped_messages=earlier.rows + cut,
+        dropped_turns=earlier.turns + sum(p.opens_turn for p in history[:cut]),
         kept_turns=sum(p.opens_turn for p in body),
-        tokens_before=estimate_prints(prefix + history + appended),
+        tokens_before=earlier.tokens + estimate_prints(prefix + history + appended),
         tokens_after=estimate_prints(prefix + body),
-        breadcrumb=crumb,
+        breadcrumb=split.crumb_row,
         on_turn_boundary=not body or body[0].opens_turn,
         summary_rows=summary,
     )
+    return Reading(change, appended, split.crumb_row, before.earlier.plus(history[:cut]))
 
 
-def _replaced(history: Prints, body: Prints, prefix: Prints, crumb: bool) -> Reading:
-    """Rows of ``body`` never seen in ``history`` stand in front of a kept suffix of it
-    (a compaction), or nothing of it is kept at all."""
+def _run_at(rows: Prints, run: Prints) -> int | None:
+    """Where ``run`` stands whole in ``rows`` (the first place), if it does."""
+    keys, wanted = keys_of(rows), keys_of(run)
+    for start in range(len(keys) - len(wanted) + 1):
+        if keys[start : start + len(wanted)] == wanted:
+            return start
+    return None
+
+
+def _replaced(before: Before, history: Prints, split: _New) -> Reading:
+    """Neither extended nor a suffix kept. In order: the whole history behind rows put in
+    front of it (older rows sent again, as on a switch to a larger window: the tally of
+    cut rows is cleared); rows never seen in front of a kept suffix (a compaction); rows
+    edited in place (the first row kept, later ones changed: a provider's or client's
+    clearing of old tool results is no cut); else nothing of it is kept."""
+    body = split.cut_body
+    again = _run_at(body, history) if history else None
+    if again is not None:
+        return Reading(None, body[again + len(history) :], split.crumb_row, Tally())
     seen = set(keys_of(history))
     summary = next((i for i, p in enumerate(body) if p.key in seen), len(body))
-    rest = body[summary:]
-    if summary and rest:
-        cut = find_cut(history, rest)
-        if cut is None and _starts_with(rest, history):
-            return Reading(None, rest[len(history) :], crumb)  # rows put in front: no cut
+    if summary and summary < len(body):
+        cut = find_cut(history, body[summary:])
         if cut is not None:
-            change = _cut(history, cut, body, prefix, crumb=crumb, summary=summary)
-            return Reading(change, rest[len(history) - cut :], crumb)
-    if not history or not body:
-        return Reading(None, body, crumb)
+            return _cut(before, history, cut, split, summary)
+    if not history or not body or body[0].key == history[0].key:
+        return Reading(None, body[len(history) :], split.crumb_row, before.earlier)
     # Nothing of the history is kept. One new row that opens a turn, or rows behind an
     # inserted breadcrumb, are the rows appended since: a trim of everything before them.
     # Anything else stands for the history: a compaction into all but its last row.
-    whole_trim = crumb or (len(body) == 1 and body[0].opens_turn)
+    whole_trim = split.crumb_row or (len(body) == 1 and body[0].opens_turn)
     summary = 0 if whole_trim else max(len(body) - 1, 1)
-    change = _cut(
-        history + body[summary:], len(history), body, prefix, crumb=crumb, summary=summary
-    )
-    return Reading(change, body[summary:], crumb)
+    return _cut(before, history, len(history), split, summary)
 
 
 def first_body_row(prints: Sequence[RowPrint]) -> RowPrint | None:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from harness.wire.checks import Issue, orphans, system_rows, turn_order, user_dropped
-from harness.wire.history import Before, HistoryChange, Prints, read_change
+from harness.wire.history import Before, HistoryChange, Prints, Tally, read_change
 from harness.wire.model import Finding, FindingKind, WireKind
-from harness.wire.prints import estimate_prints, shared_prefix
+from harness.wire.prints import estimate_prints, leading_system, shared_prefix
 
 POISON_TURNS: Final = 2
 """Turns that fail one after the other, none succeeding, after an overflow: from this many
@@ -72,11 +72,11 @@ def is_failure(status: int | None, error_text: str | None) -> bool:
 def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]:
     """The findings of ``call`` given what the session remembered, and the new memory."""
     out = _Stamp(call)
-    crumb = False
+    crumb, earlier = _leading_crumb(call.request), Tally()
     appended = call.request
     if memory.before is not None:
         reading = read_change(memory.before, call.request)
-        crumb, appended = reading.crumb_present, reading.appended
+        crumb, appended, earlier = reading.crumb_present, reading.appended, reading.earlier
         if reading.change is not None:
             out.change(reading.change, memory)
         out.issues(system_rows(memory.before.request, call.request))
@@ -90,12 +90,19 @@ def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]
     answer = call.answer if not call.failed else ()
     memory = replace(
         memory,
-        before=Before(call.request, answer, crumb),
+        before=Before(call.request, answer, crumb, earlier),
         compaction_items=_compaction_items(call.provider_items),
     )
     if not call.failed:
         memory = replace(memory, last_ok=call.request, last_ok_tokens=estimate_prints(call.request))
     return tuple(out.found), memory
+
+
+def _leading_crumb(rows: Prints) -> bool:
+    """On a session's first request: a breadcrumb right after the system rows, with rows
+    after it, was inserted by a trim the observer did not see (the owner flag is set)."""
+    system = leading_system(rows)
+    return len(rows) > system + 1 and rows[system].is_breadcrumb
 
 
 def _compaction_items(items: Sequence[str]) -> tuple[str, ...]:

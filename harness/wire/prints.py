@@ -12,8 +12,9 @@ what the reference agent reports.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from harness.runtime.carriers import is_prompt_tool_carrier
@@ -107,8 +108,35 @@ def print_row(row: ChatMessage) -> RowPrint:
     )
 
 
+_IMAGE_MARKER: Final = re.compile(r"\[IMAGE:[^\]]*\]")
+
+
+def _images_only(row: ChatMessage) -> bool:
+    return (
+        row.role == "user"
+        and bool(row.content.strip())
+        and not _IMAGE_MARKER.sub("", row.content).strip()
+    )
+
+
 def print_rows(rows: Iterable[ChatMessage]) -> tuple[RowPrint, ...]:
-    return tuple(print_row(row) for row in rows)
+    """The prints of ``rows``. A user row that starts with the breadcrumb and goes on is
+    two rows: wires that merge consecutive user messages (Anthropic) carry the breadcrumb
+    and the turn after it as one message, and the decoders read it back as one row."""
+    out: list[RowPrint] = []
+    for row in rows:
+        if out and out[-1].role == "tool" and _images_only(row):
+            # A tool result's images, sent as a user message after it (wires whose tool
+            # messages cannot carry images): part of the tool round, not a new turn.
+            out.append(replace(print_row(row), flags=0))
+            continue
+        if row.role == "user" and len(row.content) > len(BREADCRUMB):
+            head, rest = row.content[: len(BREADCRUMB)], row.content[len(BREADCRUMB) :]
+            if head == BREADCRUMB:
+                out += (print_row(ChatMessage("user", head)), print_row(ChatMessage("user", rest)))
+                continue
+        out.append(print_row(row))
+    return tuple(out)
 
 
 def estimate_prints(prints: Sequence[RowPrint]) -> int:

@@ -1,0 +1,159 @@
+"""Proof that the wire inference agrees with the reference agent (docs/findings.md,
+"Agreement with the reference").
+
+Every scenario of the library is run with the reference agent against the fakes; the rows
+each fake received are replayed through the observer (``tests.wire.replay``), and every
+``HistoryTrimmed`` the reference announced that the wire can show must be inferred at the
+request it shaped, with the same ``kept_turns`` and ``dropped_messages`` (counted as the
+wire counts them: see ``expected_dropped``). The trims the wire cannot show are set aside
+by the rules in ``observable``, each named after its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.events import HistoryTrimmed, TrimTrigger
+from harness.runtime import BREADCRUMB, ChatMessage
+from harness.runtime.turns import leading_system_count
+from harness.runtime.constants import MAX_ITERATIONS_SUMMARY_PROMPT
+from harness.scenarios.loader import LoadedScenario, load_all
+from tests.wire.replay import ReplayedCall, replay, run
+
+LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
+SCENARIOS = load_all([LIBRARY])
+WIRE_CANNOT_TELL = {
+    # A user who types the breadcrumb's exact text as a turn: the reference knows the row
+    # is not its breadcrumb by an owner flag the wire does not carry; the wire reads it as
+    # the breadcrumb.
+    "breadcrumb-text-typed-by-user-is-a-real-turn",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What the wire must show at one request: the reference's trims before it."""
+
+    call: int
+    dropped_messages: int
+    kept_turns: int
+    trims: tuple[HistoryTrimmed, ...]
+
+
+def observable(calls: Sequence[ReplayedCall], index: int) -> tuple[HistoryTrimmed, ...]:
+    """The reference's trims before ``calls[index]`` that shaped the request it sent.
+
+    Set aside, each for its reason: trims before the session's first request (the wire
+    has no history to compare with); a reported-usage trim after a turn's last call (the
+    agent trims its working copy of that turn, dropped with the turn: nothing trimmed is
+    sent); trims before a request whose rows the fake could not read back (a request that
+    names provider-side state instead of rows); trims that cut rows the wire never saw (a
+    turn that ended before its first request: its user row was never sent); a cut where
+    the previous request was already cut (the reference re-trims each turn from its whole
+    stored history; the wire sees the same rows as before, and nothing new missing)."""
+    call = calls[index]
+    if index == 0 or not call.rows or _unsent_turn_between(calls, index):
+        return ()
+    if _repeats_previous_cut(calls[index - 1].rows, call.rows):
+        return ()
+    return tuple(
+        trim
+        for trim in call.trims
+        if not (trim.trigger is TrimTrigger.REPORTED_USAGE and trim.turn_id != call.turn_id)
+    )
+
+
+def _after_breadcrumb(rows: Sequence[ChatMessage]) -> list[ChatMessage] | None:
+    """The rows after the system rows and the breadcrumb; ``None`` without a breadcrumb."""
+    body = list(rows[leading_system_count(rows) :])
+    if not body or not body[0].content.startswith(BREADCRUMB):
+        return None
+    rest = body[0].content[len(BREADCRUMB) :]  # a wire that merges it with the next row
+    return ([ChatMessage("user", rest)] if rest else []) + body[1:]
+
+
+def _repeats_previous_cut(previous: Sequence[ChatMessage], rows: Sequence[ChatMessage]) -> bool:
+    before, after = _after_breadcrumb(previous), _after_breadcrumb(rows)
+    return before is not None and after is not None and after[: len(before)] == before
+
+
+def _unsent_turn_between(calls: Sequence[ReplayedCall], index: int) -> bool:
+    """A trim before this request belongs to a turn with no request at all."""
+    sent = {call.turn_id for call in calls[:index + 1]}
+    return any(trim.turn_id not in sent for trim in calls[index].trims)
+
+
+def expected_dropped(trims: Sequence[HistoryTrimmed], new_turn: bool, permanent: int) -> int:
+    """The wire counts every row of the conversation the request no longer carries, the
+    reference counts against its stored history: within a turn both count against the
+    previous request; at a new turn the wire also counts the rows the reference's turn
+    limit removed for good before (``permanent``). Several trims before one request are
+    seen as one cut: the sum of their rows."""
+    return sum(t.dropped_messages for t in trims) + (permanent if new_turn else 0)
+
+
+def expected_kept(last: HistoryTrimmed, call: ReplayedCall, new_turn: bool) -> int:
+    """The turns the request carries: the last trim's kept turns, plus a user row
+    appended after that trim: the next turn's (the turn limit cuts the stored history at
+    the end of a turn, before it is appended) or the max-iterations summary prompt."""
+    appended = last.trigger is TrimTrigger.TURN_LIMIT and new_turn
+    summary = bool(call.rows) and call.rows[-1].content == MAX_ITERATIONS_SUMMARY_PROMPT
+    return last.kept_turns + int(appended) + int(summary)
+
+
+def expectations(calls: Sequence[ReplayedCall]) -> list[Expected]:
+    out: list[Expected] = []
+    permanent = 0
+    for index, call in enumerate(calls):
+        trims = observable(calls, index)
+        if trims:
+            new_turn = calls[index - 1].turn_id != call.turn_id
+            dropped = expected_dropped(trims, new_turn, permanent)
+            kept = expected_kept(trims[-1], call, new_turn)
+            out.append(Expected(index, dropped, kept, trims))
+        if index > 0:  # a cut before the first request cut rows the wire never saw
+            permanent += sum(
+                t.dropped_messages for t in call.trims if t.trigger is TrimTrigger.TURN_LIMIT
+            )
+    return out
+
+
+def agrees(want: Expected, got: Sequence[tuple[int | None, int | None]]) -> bool:
+    """One cut inferred, with the reference's counts. A turn-limit trim counts messages of
+    the structured history, where a tool round's results are one message and on the wire
+    one row each: its dropped rows are at least the messages it counts."""
+    if len(got) != 1:
+        return False
+    dropped, kept = got[0]
+    if any(t.trigger is TrimTrigger.TURN_LIMIT for t in want.trims):
+        return kept == want.kept_turns and dropped is not None and dropped >= want.dropped_messages
+    return (dropped, kept) == (want.dropped_messages, want.kept_turns)
+
+
+def inferred(call: ReplayedCall) -> list[tuple[int | None, int | None]]:
+    return [
+        (f.dropped_messages, f.kept_turns)
+        for f in call.findings
+        if f.kind in {"trim", "compaction"}
+    ]
+
+
+@pytest.mark.parametrize("loaded", SCENARIOS, ids=[s.scenario.id for s in SCENARIOS])
+def test_every_observable_reference_trim_is_inferred_alike(loaded: LoadedScenario) -> None:
+    if loaded.scenario.id in WIRE_CANNOT_TELL:
+        pytest.skip("the wire cannot tell: see WIRE_CANNOT_TELL")
+    calls = replay(run(loaded.scenario))
+    problems = []
+    for want in expectations(calls):
+        got = inferred(calls[want.call])
+        if not agrees(want, got):
+            triggers = [t.trigger.value for t in want.trims]
+            problems.append(
+                f"call {want.call}: reference {triggers} dropped {want.dropped_messages} "
+                f"kept {want.kept_turns} turns; wire {got}"
+            )
+    assert problems == []
