@@ -139,8 +139,9 @@ def read_change(before: Before, new: Prints) -> Reading:
 
     Tried in order: the history kept and extended (with or without the answer: a client
     may drop a failed answer); a suffix kept (trim); never-seen rows in front of a kept
-    suffix (compaction); nothing of it kept at all (a trim to the new rows when they open
-    a turn or follow an inserted breadcrumb, else a compaction).
+    suffix (compaction); nothing of it kept at all (a trim to the rows behind an inserted
+    breadcrumb; a fresh start when one row opening a turn is all there is; else a
+    compaction).
 
     A cut at a new turn (an appended row opens one) counts the rows earlier requests cut
     as dropped again: the reference trims each turn's history afresh from the whole
@@ -213,11 +214,14 @@ def _replaced(before: Before, history: Prints, split: _New) -> Reading:
             return _cut(before, history, cut, split, summary)
     if not history or not body or body[0].key == history[0].key:
         return Reading(None, body[len(history) :], split.crumb_row, before.earlier)
-    # Nothing of the history is kept. One new row that opens a turn, or rows behind an
-    # inserted breadcrumb, are the rows appended since: a trim of everything before them.
-    # Anything else stands for the history: a compaction into all but its last row.
-    whole_trim = split.crumb_row or (len(body) == 1 and body[0].opens_turn)
-    summary = 0 if whole_trim else max(len(body) - 1, 1)
+    # Nothing of the history is kept. Rows behind an inserted breadcrumb are the rows
+    # appended since: a trim of everything before them. One row that opens a turn, with no
+    # breadcrumb, starts the conversation afresh (a cleared history): no cut, nothing
+    # earlier missing. Anything else stands for the history: a compaction into all but
+    # its last row.
+    if not split.crumb_row and len(body) == 1 and body[0].opens_turn:
+        return Reading(None, body, False, Tally())
+    summary = 0 if split.crumb_row else max(len(body) - 1, 1)
     return _cut(before, history, len(history), split, summary)
 
 

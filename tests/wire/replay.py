@@ -20,6 +20,7 @@ from harness.events import (
     HistoryTrimmed,
     ProviderCallFinished,
     ProviderCallStarted,
+    TurnStarted,
 )
 from harness.runtime import ChatMessage
 from harness.scenarios.runner import ScenarioRun, run_scenario
@@ -98,7 +99,9 @@ def replay(run: ScenarioRun, observer: WireObserver | None = None) -> list[Repla
     for index, (start, status, failed) in enumerate(calls):
         rows = tuple(run.requests[index])
         last_of_turn = index + 1 == len(calls) or turn_ids[index + 1] != start.turn_id
-        answer = () if failed else _answer(index, run.requests, last_of_turn, finals.get(start.turn_id))
+        answer = (
+            () if failed else _answer(index, run.requests, last_of_turn, finals.get(start.turn_id))
+        )
         exchange = WireExchange(
             wire="openai_chat",
             method="POST",
@@ -118,7 +121,5 @@ def replay(run: ScenarioRun, observer: WireObserver | None = None) -> list[Repla
 
 def _turn_answers(run: ScenarioRun) -> dict[str | None, str | None]:
     """turn id → that turn's final answer (turns in the order they started)."""
-    from harness.events import TurnStarted
-
     started = [e.turn_id for e in run.events if isinstance(e, TurnStarted)]
     return {turn_id: record.answer for turn_id, record in zip(started, run.turns, strict=False)}

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from harness.events import HistoryTrimmed, TrimTrigger
 from harness.runtime import BREADCRUMB, ChatMessage
-from harness.runtime.turns import leading_system_count
 from harness.runtime.constants import MAX_ITERATIONS_SUMMARY_PROMPT
+from harness.runtime.turns import leading_system_count
 from harness.scenarios.loader import LoadedScenario, load_all
 from tests.wire.replay import ReplayedCall, replay, run
 
@@ -52,13 +53,18 @@ def observable(calls: Sequence[ReplayedCall], index: int) -> tuple[HistoryTrimme
     agent trims its working copy of that turn, dropped with the turn: nothing trimmed is
     sent); trims before a request whose rows the fake could not read back (a request that
     names provider-side state instead of rows); trims that cut rows the wire never saw (a
-    turn that ended before its first request: its user row was never sent); a cut where
+    turn that ended before its first request: its user row was never sent); a request
+    after the scenario cleared the history (nothing of the previous request but its
+    system rows, and no breadcrumb: the trims before it cut a history since cleared);
+    a cut where
     the previous request was already cut (the reference re-trims each turn from its whole
     stored history; the wire sees the same rows as before, and nothing new missing)."""
     call = calls[index]
     if index == 0 or not call.rows or _unsent_turn_between(calls, index):
         return ()
     if _repeats_previous_cut(calls[index - 1].rows, call.rows):
+        return ()
+    if _starts_afresh(calls[index - 1].rows, call.rows):
         return ()
     return tuple(
         trim
@@ -81,9 +87,14 @@ def _repeats_previous_cut(previous: Sequence[ChatMessage], rows: Sequence[ChatMe
     return before is not None and after is not None and after[: len(before)] == before
 
 
+def _starts_afresh(previous: Sequence[ChatMessage], rows: Sequence[ChatMessage]) -> bool:
+    body = rows[leading_system_count(rows) :]
+    return _after_breadcrumb(rows) is None and not set(body) & set(previous)
+
+
 def _unsent_turn_between(calls: Sequence[ReplayedCall], index: int) -> bool:
     """A trim before this request belongs to a turn with no request at all."""
-    sent = {call.turn_id for call in calls[:index + 1]}
+    sent = {call.turn_id for call in calls[: index + 1]}
     return any(trim.turn_id not in sent for trim in calls[index].trims)
 
 
@@ -134,6 +145,13 @@ def agrees(want: Expected, got: Sequence[tuple[int | None, int | None]]) -> bool
     return (dropped, kept) == (want.dropped_messages, want.kept_turns)
 
 
+@cache
+def replayed(scenario_id: str) -> list[ReplayedCall]:
+    """Each scenario is run and replayed once for both tests."""
+    (loaded,) = (s for s in SCENARIOS if s.scenario.id == scenario_id)
+    return replay(run(loaded.scenario))
+
+
 def inferred(call: ReplayedCall) -> list[tuple[int | None, int | None]]:
     return [
         (f.dropped_messages, f.kept_turns)
@@ -144,9 +162,10 @@ def inferred(call: ReplayedCall) -> list[tuple[int | None, int | None]]:
 
 @pytest.mark.parametrize("loaded", SCENARIOS, ids=[s.scenario.id for s in SCENARIOS])
 def test_every_observable_reference_trim_is_inferred_alike(loaded: LoadedScenario) -> None:
+    """Each request the reference shaped by trims shows one cut with its counts."""
     if loaded.scenario.id in WIRE_CANNOT_TELL:
         pytest.skip("the wire cannot tell: see WIRE_CANNOT_TELL")
-    calls = replay(run(loaded.scenario))
+    calls = replayed(loaded.scenario.id)
     problems = []
     for want in expectations(calls):
         got = inferred(calls[want.call])
@@ -157,3 +176,32 @@ def test_every_observable_reference_trim_is_inferred_alike(loaded: LoadedScenari
                 f"kept {want.kept_turns} turns; wire {got}"
             )
     assert problems == []
+
+
+UNANNOUNCED_CUTS = {
+    # The provider compacts: its compaction item stands for the older rows in the next
+    # request, a cut the agent makes no trim of.
+    "provider-anthropic-compaction-reused",
+    "provider-openai-responses-compaction-reused",
+}
+
+
+@pytest.mark.parametrize(
+    "loaded",
+    [
+        s
+        for s in SCENARIOS
+        if s.scenario.driver == "agent" and s.scenario.id not in UNANNOUNCED_CUTS
+    ],
+    ids=lambda s: s.scenario.id,
+)
+def test_no_cut_is_inferred_where_the_reference_agent_announced_none(
+    loaded: LoadedScenario,
+) -> None:
+    """The other way round: the agent announces every trim it makes, so a request shaped
+    by none shows no cut. (The legacy and channel drivers cut without a ``HistoryTrimmed``:
+    the legacy count trim logs only, the channel's sender cache drops rows first in, first
+    out; there the wire's findings are the only report.)"""
+    calls = replayed(loaded.scenario.id)
+    unannounced = [call.index for call in calls if inferred(call) and not call.trims]
+    assert unannounced == []
