@@ -95,6 +95,7 @@ class WireObserver:
         self._decoders = decoders
         self._sessions = SessionTable(self.config.idle_s, self.config.max_sessions)
         self._unobservable = 0
+        self._last_call: tuple[str, int] | None = None
 
     @property
     def decoders(self) -> Decoders:
@@ -108,12 +109,19 @@ class WireObserver:
         return len(self._sessions)
 
     @property
+    def last_call(self) -> tuple[str, int] | None:
+        """The session and call number of the last exchange observed (``None`` before the
+        first, or when it was ignored), for a caller that stamps its own records."""
+        return self._last_call
+
+    @property
     def unobservable_count(self) -> int:
         """Exchanges the observer could not read (too large, or not decodable)."""
         return self._unobservable
 
     def observe(self, exchange: WireExchange) -> tuple[Finding, ...]:
         """The findings of one exchange; non-generation paths are ignored."""
+        self._last_call = None
         try:
             if not self.decoders.is_generation_request(
                 exchange.wire, exchange.method, exchange.path
@@ -154,6 +162,7 @@ class WireObserver:
             provider_items=request.provider_items,
             truncation_auto=request.truncation_auto,
         )
+        self._last_call = (session.name, session.calls)
         findings, memory = infer_call(session.memory, call)
         self._sessions.update(session, memory, answer.response_id)
         return findings
@@ -199,6 +208,7 @@ class WireObserver:
             session.calls = call
         else:
             name, call = UNKNOWN_SESSION, self._unobservable
+        self._last_call = (name, call)
         return Finding(
             session=name, call=call, kind="unobservable", status=exchange.status, detail=detail
         )
