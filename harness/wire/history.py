@@ -187,7 +187,7 @@ def _cut(before: Before, history: Prints, cut: int, split: _New, summary: int = 
     return Reading(change, appended, split.crumb_row, before.earlier.plus(history[:cut]))
 
 
-def _run_at(rows: Prints, run: Prints) -> int | None:
+def _run_at(rows: Sequence[RowPrint], run: Sequence[RowPrint]) -> int | None:
     """Where ``run`` stands whole in ``rows`` (the first place), if it does."""
     keys, wanted = keys_of(rows), keys_of(run)
     for start in range(len(keys) - len(wanted) + 1):
@@ -234,7 +234,8 @@ def first_body_row(prints: Sequence[RowPrint]) -> RowPrint | None:
 
 def overlap(before: Before, new: Sequence[RowPrint]) -> int:
     """How many rows of the history ``before`` left ``new`` carries on: all of them when
-    it extends that history, the kept suffix after a trim, else 0. The session a request
+    it extends that history (or sends it whole behind older rows again), the kept suffix
+    after a trim, else 0. The session a request
     belongs to is the one it carries on most."""
     start = before.body_start
     system = leading_system(new)
@@ -242,7 +243,11 @@ def overlap(before: Before, new: Sequence[RowPrint]) -> int:
     whole = new[system:]
     best = 0
     for history in (before.request[start:] + before.answer, before.request[start:]):
-        if _starts_with(body, history) or _starts_with(whole, history):
+        if (
+            _starts_with(body, history)
+            or _starts_with(whole, history)
+            or (history and _run_at(body, history) is not None)
+        ):
             best = max(best, len(history))
         cut = find_cut(history, body)
         if cut is not None:
