@@ -173,7 +173,7 @@ class WireObserver:
             return (self._unreadable(exchange, f"a body is over {limit} bytes"),)
         decoders = self.decoders
         request = decoders.decode_request(exchange.wire, exchange.path, exchange.request_body)
-        unread: tuple[str, ...] = ()
+        unread = ""
         answer = DecodedAnswer()
         if exchange.status is not None:
             try:
@@ -184,10 +184,16 @@ class WireObserver:
                     streamed=exchange.streamed,
                 )
             except WireDecodeError as error:
-                unread = (f"the answer cannot be decoded: {error}",)
+                unread = f"the answer cannot be decoded: {error}"
         findings = self.observe_decoded(exchange, request, answer)
-        if unread:
-            return (*findings, self._unreadable(exchange, unread[0]))
+        if unread and self._last_call is not None:
+            # The request was read and counted: the finding is filed under its call.
+            self._unobservable += 1
+            name, call = self._last_call
+            unreadable = Finding(
+                session=name, call=call, kind="unobservable", status=exchange.status, detail=unread
+            )
+            return (*findings, unreadable)
         return findings
 
     def _is_overflow(self, exchange: WireExchange, answer: DecodedAnswer) -> bool:
