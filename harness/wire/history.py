@@ -20,6 +20,7 @@ from typing import Literal
 from harness.wire.prints import RowPrint, estimate_prints, keys_of, leading_system
 
 Prints = tuple[RowPrint, ...]
+"""Prints being compared: a tuple (a session keeps them packed, ``harness.wire.packed``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +47,8 @@ class Before:
     breadcrumb the observer saw inserted (the reference's owner flag), and the tally of
     the rows earlier requests cut (``earlier``)."""
 
-    request: Prints
-    answer: Prints = ()
+    request: Sequence[RowPrint]
+    answer: Sequence[RowPrint] = ()
     crumb_present: bool = False
     earlier: Tally = Tally()
 
@@ -148,7 +149,8 @@ def read_change(before: Before, new: Prints) -> Reading:
     stored conversation, and within a turn from the previous request's rows.
     """
     start = before.body_start
-    asked, answered = before.request[start:], before.request[start:] + before.answer
+    asked = tuple(before.request[start:])
+    answered = asked + tuple(before.answer)
     split = _split(before, new)
     for history in (answered, asked):
         if _starts_with(split.body, history):
@@ -225,13 +227,6 @@ def _replaced(before: Before, history: Prints, split: _New) -> Reading:
     return _cut(before, history, len(history), split, summary)
 
 
-def first_body_row(prints: Sequence[RowPrint]) -> RowPrint | None:
-    """The first row after the system rows and a breadcrumb: where a kept history starts."""
-    start = leading_system(prints)
-    start += int(_crumb_at(prints, start))
-    return prints[start] if start < len(prints) else None
-
-
 def overlap(before: Before, new: Sequence[RowPrint]) -> int:
     """How many rows of the history ``before`` left ``new`` carries on: all of them when
     it extends that history (or sends it whole behind older rows again), the kept suffix
@@ -242,7 +237,8 @@ def overlap(before: Before, new: Sequence[RowPrint]) -> int:
     body = new[system + int(_crumb_at(new, system)) :]
     whole = new[system:]
     best = 0
-    for history in (before.request[start:] + before.answer, before.request[start:]):
+    asked = tuple(before.request[start:])
+    for history in (asked + tuple(before.answer), asked):
         if (
             _starts_with(body, history)
             or _starts_with(whole, history)
@@ -255,11 +251,10 @@ def overlap(before: Before, new: Sequence[RowPrint]) -> int:
     return best
 
 
-def cut_points(before: Before) -> set[int]:
-    """Keys of the rows a kept history can start with: the first row of the body and
-    every turn opening (the rows a continuation or a turn-boundary trim starts at)."""
-    history = before.request[before.body_start :] + before.answer
-    points = {row.key for row in history if row.opens_turn and not row.is_breadcrumb}
-    if history:
-        points.add(history[0].key)
-    return points
+def index_keys(before: Before) -> tuple[int, ...]:
+    """Keys of the rows every request that carries this history on still carries: the
+    last row of the request and of the answer (a continuation extends them, a trim keeps
+    the newest rows, a compaction the rows after its summary, a retry may leave the
+    answer out)."""
+    ends = [rows[-1].key for rows in (before.request, before.answer) if rows]
+    return tuple(dict.fromkeys(ends))

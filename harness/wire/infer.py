@@ -14,7 +14,8 @@ from typing import Final
 from harness.wire.checks import Issue, orphans, system_rows, turn_order, user_dropped
 from harness.wire.history import Before, HistoryChange, Prints, Tally, read_change
 from harness.wire.model import Finding, FindingKind, WireKind
-from harness.wire.prints import estimate_prints, leading_system, shared_prefix
+from harness.wire.packed import pack
+from harness.wire.prints import RowPrint, estimate_prints, leading_system, shared_prefix
 
 POISON_TURNS: Final = 2
 """Turns that fail one after the other, none succeeding, after an overflow: from this many
@@ -55,7 +56,7 @@ class Memory:
     last success); ``turn`` is the key of the current turn's opening row."""
 
     before: Before | None = None
-    last_ok: Prints = ()
+    last_ok: Sequence[RowPrint] = ()
     last_ok_tokens: int = 0
     overflow_tokens: int | None = None
     failing_turns: int | None = None
@@ -87,14 +88,15 @@ def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]
     out.provider(memory)
     out.cache(memory)
     memory = out.overflow(memory)
-    answer = call.answer if not call.failed else ()
+    # At rest the prints are packed; the last successful request shares the columns.
+    request, answer = pack(call.request), pack(call.answer if not call.failed else ())
     memory = replace(
         memory,
-        before=Before(call.request, answer, crumb, earlier),
+        before=Before(request, answer, crumb, earlier),
         compaction_items=_compaction_items(call.provider_items),
     )
     if not call.failed:
-        memory = replace(memory, last_ok=call.request, last_ok_tokens=estimate_prints(call.request))
+        memory = replace(memory, last_ok=request, last_ok_tokens=estimate_prints(call.request))
     return tuple(out.found), memory
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Final
 
-from harness.wire.history import cut_points, first_body_row, overlap
+from harness.wire.history import index_keys, overlap
 from harness.wire.infer import Memory
 from harness.wire.prints import RowPrint, keys_of, leading_system
 
@@ -26,8 +26,8 @@ HINT_ORDER: Final = ("conversation", "prompt_cache_key", "metadata.user_id", "us
 """Hints that name a session, strongest first; other hints follow in name order."""
 PREVIOUS_RESPONSE_ID: Final = "previous_response_id"
 RECENT_SCAN: Final = 64
-"""Sessions scanned besides the indexed ones, most recent first: a cut that is not on a
-turn opening starts the kept history at a row the index does not hold."""
+"""Sessions scanned besides the indexed ones, most recent first (a request whose rows
+name none by the index may still carry one on, e.g. after an edit of its last row)."""
 
 
 @dataclass(slots=True)
@@ -39,19 +39,21 @@ class Session:
     calls: int = 0
     seen_at: float = 0.0
     memory: Memory = field(default_factory=Memory)
-    indexed: frozenset[int] = frozenset()
+    indexed: tuple[int, ...] = ()
     response_id: str | None = None
 
 
 class SessionTable:
-    """The open sessions, least recently seen first, and two indexes: by the keys a kept
-    history can start with, and by the id of each session's last answer."""
+    """The open sessions, least recently seen first, and two indexes: by the keys of the
+    rows any continuation of a session's history carries (``history.index_keys``: one
+    or two a session; a key most often names one session, a set only when several share
+    it), and by the id of each session's last answer."""
 
     def __init__(self, idle_s: float, max_sessions: int) -> None:
         self._idle_s = idle_s
         self._max = max(1, max_sessions)
         self._sessions: OrderedDict[str, Session] = OrderedDict()
-        self._by_key: dict[int, set[str]] = {}
+        self._by_key: dict[int, str | set[str]] = {}
         self._by_response: dict[str, str] = {}
         self._opened = 0
 
@@ -88,11 +90,16 @@ class SessionTable:
     def update(self, session: Session, memory: Memory, response_id: str | None) -> None:
         """Store the session's new memory, reindexed; remember its answer's id."""
         session.memory = memory
-        keys = frozenset(cut_points(memory.before)) if memory.before else frozenset()
         self._unindex(session)
-        session.indexed = keys
-        for key in keys:
-            self._by_key.setdefault(key, set()).add(session.name)
+        session.indexed = index_keys(memory.before) if memory.before else ()
+        for key in session.indexed:
+            named = self._by_key.get(key)
+            if named is None:
+                self._by_key[key] = session.name
+            elif isinstance(named, str):
+                self._by_key[key] = {named, session.name}
+            else:
+                named.add(session.name)
         if response_id is not None:
             if session.response_id is not None:
                 self._by_response.pop(session.response_id, None)
@@ -111,10 +118,11 @@ class SessionTable:
         return None
 
     def _continued(self, prints: Sequence[RowPrint]) -> str | None:
-        first = first_body_row(prints)
-        if first is None:
-            return None
-        named = self._by_key.get(first.key, set())
+        named: set[str] = set()
+        for row in prints:
+            found = self._by_key.get(row.key)
+            if found is not None:
+                named.update((found,) if isinstance(found, str) else found)
         recent = [s.name for s in islice(reversed(self._sessions.values()), RECENT_SCAN)]
         order = {name: rank for rank, name in enumerate(recent)}
         candidates = sorted(named | set(recent), key=lambda n: order.get(n, len(order)))
@@ -153,9 +161,11 @@ class SessionTable:
 
     def _unindex(self, session: Session) -> None:
         for key in session.indexed:
-            names = self._by_key.get(key)
-            if names is not None:
-                names.discard(session.name)
-                if not names:
-                    del self._by_key[key]
-        session.indexed = frozenset()
+            named = self._by_key.get(key)
+            if named == session.name:
+                del self._by_key[key]
+            elif isinstance(named, set):
+                named.discard(session.name)
+                if len(named) == 1:
+                    self._by_key[key] = named.pop()
+        session.indexed = ()
