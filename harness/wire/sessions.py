@@ -26,8 +26,8 @@ HINT_ORDER: Final = ("conversation", "prompt_cache_key", "metadata.user_id", "us
 """Hints that name a session, strongest first; other hints follow in name order."""
 PREVIOUS_RESPONSE_ID: Final = "previous_response_id"
 RECENT_SCAN: Final = 64
-"""Sessions scanned besides the indexed ones, most recent first (a request whose rows
-name none by the index may still carry one on, e.g. after an edit of its last row)."""
+"""Sessions scanned, most recent first, when the index names none by the request's rows
+(a request may still carry one on, e.g. after an edit of its last row)."""
 
 
 @dataclass(slots=True)
@@ -118,24 +118,27 @@ class SessionTable:
         return None
 
     def _continued(self, prints: Sequence[RowPrint]) -> str | None:
+        """The open session this request carries on most: among those the index names
+        by the request's rows, else among the most recently seen; equal system rows break
+        a tie, then the most recent."""
         named: set[str] = set()
         for row in prints:
             found = self._by_key.get(row.key)
             if found is not None:
                 named.update((found,) if isinstance(found, str) else found)
-        recent = [s.name for s in islice(reversed(self._sessions.values()), RECENT_SCAN)]
-        order = {name: rank for rank, name in enumerate(recent)}
-        candidates = sorted(named | set(recent), key=lambda n: order.get(n, len(order)))
+        if not named:
+            named = {s.name for s in islice(reversed(self._sessions.values()), RECENT_SCAN)}
         system = keys_of(prints[: leading_system(prints)])
-        best, best_score = None, 0
-        for name in candidates:
-            memory = self._sessions[name].memory
-            if memory.before is None:
+        best, best_score = None, (0, 0, 0.0)
+        for name in named:
+            session = self._sessions[name]
+            before = session.memory.before
+            if before is None:
                 continue
-            kept = overlap(memory.before, prints)
-            same_system = keys_of(memory.before.request[: leading_system(memory.before.request)])
-            score = 2 * kept + int(same_system == system) if kept else 0
-            if score > best_score:
+            kept = overlap(before, prints)
+            same_system = keys_of(before.request[: leading_system(before.request)]) == system
+            score = (kept, int(same_system), session.seen_at)
+            if kept and score > best_score:
                 best, best_score = name, score
         return best
 
