@@ -30,7 +30,10 @@ class Call:
     """One call as the inference reads it: the request's and the answer's prints, the
     upstream status (``None``: no answer), whether it failed and whether the failure is a
     context overflow (the observer's injected classifier decided), the provider's own
-    edits and items, and the answer's response id."""
+    edits and items. ``provider_state``: the request continues a history the provider
+    holds (``previous_response_id``, a conversation, a compaction item), so its rows are
+    not the whole history: no history, system, user or tool-pair finding is read from
+    them."""
 
     session: str
     call: int
@@ -40,6 +43,7 @@ class Call:
     answer: Prints = ()
     failed: bool = False
     overflow: bool = False
+    provider_state: bool = False
     provider_edits: tuple[str, ...] = ()
     provider_items: tuple[str, ...] = ()
     truncation_auto: bool = False
@@ -74,19 +78,11 @@ def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]
     """The findings of ``call`` given what the session remembered, and the new memory."""
     out = _Stamp(call)
     crumb, earlier = _leading_crumb(call.request), Tally()
-    appended = call.request
-    if memory.before is not None:
-        reading = read_change(memory.before, call.request)
-        crumb, appended, earlier = reading.crumb_present, reading.appended, reading.earlier
-        if reading.change is not None:
-            out.change(reading.change, memory)
-        out.issues(system_rows(memory.before.request, call.request))
-    previous = memory.before.request if memory.before is not None else ()
-    out.issues(user_dropped(previous, call.request, appended))
-    out.issues(orphans(call.request), provider=True)
+    if not call.provider_state:
+        crumb, earlier = _history(out, memory, call)
+        out.cache(memory)
     out.issues(turn_order(call.wire, call.request), provider=True)
     out.provider(memory)
-    out.cache(memory)
     memory = out.overflow(memory)
     # At rest the prints are packed; the last successful request shares the columns.
     request, answer = pack(call.request), pack(call.answer if not call.failed else ())
@@ -98,6 +94,24 @@ def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]
     if not call.failed:
         memory = replace(memory, last_ok=request, last_ok_tokens=estimate_prints(call.request))
     return tuple(out.found), memory
+
+
+def _history(out: _Stamp, memory: Memory, call: Call) -> tuple[bool, Tally]:
+    """What the request's rows say of the history: its change since the previous call,
+    its system and user rows, its tool pairs; the owner flag and the tally next."""
+    crumb, earlier = _leading_crumb(call.request), Tally()
+    appended = call.request
+    previous: Sequence[RowPrint] = ()
+    if memory.before is not None:
+        reading = read_change(memory.before, call.request)
+        crumb, appended, earlier = reading.crumb_present, reading.appended, reading.earlier
+        if reading.change is not None:
+            out.change(reading.change, memory)
+        previous = memory.before.request
+        out.issues(system_rows(previous, call.request))
+    out.issues(user_dropped(previous, call.request, appended))
+    out.issues(orphans(call.request), provider=True)
+    return crumb, earlier
 
 
 def _leading_crumb(rows: Prints) -> bool:

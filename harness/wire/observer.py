@@ -74,6 +74,16 @@ class Decoders:
     is_generation_request: GenerationPath
 
 
+STATE_HINTS: Final = ("previous_response_id", "conversation")
+"""Hints that name a history the provider holds (OpenAI Responses, Conversations)."""
+
+
+def holds_state(request: DecodedRequest) -> bool:
+    """The request continues a history the provider holds, not all of it in its rows."""
+    compacted = any("compaction" in item for item in request.provider_items)
+    return compacted or any(request.hints.get(hint) for hint in STATE_HINTS)
+
+
 def default_decoders() -> Decoders:
     """``harness.wire.decode``'s decoders (imported here, on first use: tests and tools
     that feed decoded records never load them)."""
@@ -161,6 +171,7 @@ class WireObserver:
             provider_edits=answer.provider_edits,
             provider_items=request.provider_items,
             truncation_auto=request.truncation_auto,
+            provider_state=holds_state(request),
         )
         self._last_call = (session.name, session.calls)
         findings, memory = infer_call(session.memory, call)

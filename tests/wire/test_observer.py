@@ -236,3 +236,16 @@ def test_anthropic_wants_a_user_message_first_and_no_two_assistant_messages_in_a
     assert "turn_order" in kinds(feed(WireObserver(), [S, A[0], U[0]], wire="anthropic"))
     assert "turn_order" in kinds(feed(WireObserver(), [U[0], A[0], A[1], U[1]], wire="anthropic"))
     assert "turn_order" not in kinds(feed(WireObserver(), [U[0], A[0], U[1]], wire="anthropic"))
+
+
+def test_a_request_on_provider_held_state_is_not_read_as_a_cut_history() -> None:
+    """Responses' ``previous_response_id`` carries only the new items (here the result of
+    a call the previous response made): no trim, orphan, user or cache finding."""
+    observer = WireObserver()
+    feed(observer, [S, U[0]], [CALL], session="c", response_id="resp_1")
+    findings = feed(observer, [RESULT], session="c", hints={"previous_response_id": "resp_1"})
+    assert findings == ()
+    without = WireObserver()
+    feed(without, [S, U[0]], [CALL], session="c")
+    cut = feed(without, [RESULT], session="c")
+    assert {"orphan_tool_result", "user_dropped", "system_dropped"} <= set(kinds(cut))
