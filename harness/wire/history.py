@@ -173,8 +173,11 @@ def _cut(before: Before, history: Prints, cut: int, split: _New, summary: int = 
     after the system rows and breadcrumb, its first ``summary`` rows new."""
     body = split.cut_body
     appended = body[summary + len(history) - cut :]
-    earlier = before.earlier if _opens_turn(appended) else Tally()
-    prefix = split.prefix
+    new_turn = _opens_turn(appended)
+    earlier = before.earlier if new_turn else Tally()
+    # At a new turn the reference trims its stored history, which has no breadcrumb (it
+    # inserts one after each cut): the breadcrumb is measured only within a turn.
+    prefix = split.prefix[: leading_system(split.prefix)] if new_turn else split.prefix
     change = HistoryChange(
         kind="compaction" if summary else "trim",
         dropped_messages=earlier.rows + cut,
