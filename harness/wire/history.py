@@ -9,6 +9,11 @@ not body), ``dropped_turns`` the turn openings among them, ``kept_turns`` the op
 kept, ``tokens_before``/``tokens_after`` the runtime estimate of the history before the
 cut and after it (a breadcrumb inserted by the cut not counted, as the reference inserts
 it after measuring).
+
+Within a turn the reference trims the previous request's rows; at a new turn it trims
+its whole stored conversation afresh, which has no breadcrumb. So a cut at a new turn
+counts again the rows earlier requests cut (``Tally``) and measures the history without
+the breadcrumb.
 """
 
 from __future__ import annotations
@@ -62,8 +67,8 @@ class Before:
 @dataclass(frozen=True, slots=True)
 class HistoryChange:
     """A cut: ``kind`` is ``trim`` (a suffix of the history kept) or ``compaction`` (the
-    dropped rows replaced by ``summary_rows`` rows never seen before). ``crumb_present``
-    is the owner flag after this request."""
+    dropped rows replaced by ``summary_rows`` rows never seen before); the other fields
+    are the findings' (``docs/findings.md``)."""
 
     kind: Literal["trim", "compaction"]
     dropped_messages: int
@@ -233,8 +238,8 @@ def _replaced(before: Before, history: Prints, split: _New) -> Reading:
 def overlap(before: Before, new: Sequence[RowPrint]) -> int:
     """How many rows of the history ``before`` left ``new`` carries on: all of them when
     it extends that history (or sends it whole behind older rows again), the kept suffix
-    after a trim, else 0. The session a request
-    belongs to is the one it carries on most."""
+    after a trim, else 0. The session a request belongs to is the one it carries on
+    most."""
     start = before.body_start
     system = leading_system(new)
     body = new[system + int(_crumb_at(new, system)) :]
