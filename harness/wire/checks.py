@@ -33,17 +33,18 @@ def orphans(rows: Sequence[RowPrint]) -> list[Issue]:
     return issues
 
 
-def turn_order(wire: WireKind, rows: Sequence[RowPrint]) -> list[Issue]:
+def turn_order(wire: WireKind, rows: Sequence[RowPrint], *, whole: bool = True) -> list[Issue]:
     """Orders a wire refuses. Every wire: a tool result before its call. Gemini: a
     function call must follow a user or function-response turn, and its responses must
-    come right after it. Anthropic: the first message is a user message and two assistant
-    messages never follow each other."""
+    come right after it. Anthropic: the first message is a user message (unless the rows
+    are not the ``whole`` history: a provider compaction block may stand first) and two
+    assistant messages never follow each other."""
     body = rows[leading_system(rows) :]
     issues = _results_before_calls(body)
     if wire == "gemini":
         issues += _gemini_order(body)
     elif wire == "anthropic":
-        issues += _anthropic_order(body)
+        issues += _anthropic_order(body, whole=whole)
     return issues
 
 
@@ -75,9 +76,9 @@ def _gemini_order(body: Sequence[RowPrint]) -> list[Issue]:
     return issues
 
 
-def _anthropic_order(body: Sequence[RowPrint]) -> list[Issue]:
+def _anthropic_order(body: Sequence[RowPrint], *, whole: bool) -> list[Issue]:
     issues: list[Issue] = []
-    if body and body[0].role == "assistant":
+    if whole and body and body[0].role == "assistant":
         issues.append(("turn_order", "the first message is not a user message"))
     for index in range(1, len(body)):
         if body[index].role == body[index - 1].role == "assistant":

@@ -81,7 +81,8 @@ def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]
     if not call.provider_state:
         crumb, earlier = _history(out, memory, call)
         out.cache(memory)
-    out.issues(turn_order(call.wire, call.request), provider=True)
+    order = turn_order(call.wire, call.request, whole=not call.provider_state)
+    out.issues(order, provider=True)
     out.provider(memory)
     memory = out.overflow(memory)
     # At rest the prints are packed; the last successful request shares the columns.

@@ -236,6 +236,10 @@ def test_anthropic_wants_a_user_message_first_and_no_two_assistant_messages_in_a
     assert "turn_order" in kinds(feed(WireObserver(), [S, A[0], U[0]], wire="anthropic"))
     assert "turn_order" in kinds(feed(WireObserver(), [U[0], A[0], A[1], U[1]], wire="anthropic"))
     assert "turn_order" not in kinds(feed(WireObserver(), [U[0], A[0], U[1]], wire="anthropic"))
+    compacted = feed(
+        WireObserver(), [A[0], U[1]], wire="anthropic", provider_items=("x_compaction",)
+    )
+    assert "turn_order" not in kinds(compacted)
 
 
 def test_a_request_on_provider_held_state_is_not_read_as_a_cut_history() -> None:
