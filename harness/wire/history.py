@@ -19,13 +19,13 @@ the breadcrumb.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from harness.wire.prints import RowPrint, estimate_prints, keys_of, leading_system
 
 Prints = tuple[RowPrint, ...]
-"""Prints being compared: a tuple (a session keeps them packed, ``harness.wire.packed``)."""
+"""Prints being compared: a tuple (a session keeps them as ``prints.PackedPrints``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,11 @@ class Before:
     answer: Sequence[RowPrint] = ()
     crumb_present: bool = False
     earlier: Tally = Tally()
+
+    def unpacked(self) -> Before:
+        """The same, its prints as tuples: read many times within one call, a packed row
+        would be made anew at each reading."""
+        return replace(self, request=tuple(self.request), answer=tuple(self.answer))
 
     @property
     def body_start(self) -> int:

@@ -14,8 +14,7 @@ from typing import Final
 from harness.wire.checks import Issue, orphans, system_rows, turn_order, user_dropped
 from harness.wire.history import Before, HistoryChange, Prints, Tally, read_change
 from harness.wire.model import Finding, FindingKind, WireKind
-from harness.wire.packed import pack
-from harness.wire.prints import RowPrint, estimate_prints, leading_system, shared_prefix
+from harness.wire.prints import RowPrint, estimate_prints, leading_system, pack, shared_prefix
 
 POISON_TURNS: Final = 2
 """Turns that fail one after the other, none succeeding, after an overflow: from this many
@@ -77,6 +76,8 @@ def is_failure(status: int | None, error_text: str | None) -> bool:
 def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]:
     """The findings of ``call`` given what the session remembered, and the new memory."""
     out = _Stamp(call)
+    if memory.before is not None:
+        memory = replace(memory, before=memory.before.unpacked())
     crumb, earlier = _leading_crumb(call.request), Tally()
     if not call.provider_state:
         crumb, earlier = _history(out, memory, call)

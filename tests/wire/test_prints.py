@@ -12,8 +12,7 @@ from harness.runtime import (
     is_turn_boundary,
 )
 from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
-from harness.wire.packed import PackedPrints
-from harness.wire.prints import digest, estimate_prints, print_row, print_rows
+from harness.wire.prints import PackedPrints, digest, estimate_prints, print_row, print_rows
 from tests.wire.strategies import Conversation, conversations
 
 ROLES = st.sampled_from(["system", "user", "assistant", "tool"])
