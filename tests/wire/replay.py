@@ -25,8 +25,25 @@ from harness.events import (
 from harness.runtime import ChatMessage
 from harness.scenarios.runner import ScenarioRun, run_scenario
 from harness.scenarios.schema import Scenario
-from harness.wire import DecodedAnswer, DecodedRequest, Finding, WireExchange, WireObserver
+from harness.wire import (
+    DecodedAnswer,
+    DecodedRequest,
+    Finding,
+    WireExchange,
+    WireKind,
+    WireObserver,
+)
 from harness.wire.observer import DEFAULT_SESSION_HEADER
+
+WIRE_OF_KIND: dict[str, WireKind] = {
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "openai-responses": "openai_responses",
+    "ollama": "ollama",
+    "cohere": "cohere",
+    "bedrock": "bedrock",
+}
+"""The wire each provider kind speaks (the others speak OpenAI's chat completions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +120,7 @@ def replay(run: ScenarioRun, observer: WireObserver | None = None) -> list[Repla
             () if failed else _answer(index, run.requests, last_of_turn, finals.get(start.turn_id))
         )
         exchange = WireExchange(
-            wire="openai_chat",
+            wire=WIRE_OF_KIND.get(start.provider_kind, "openai_chat"),
             method="POST",
             path="/v1/chat/completions",
             request_headers={DEFAULT_SESSION_HEADER: run.scenario.id},

@@ -226,3 +226,35 @@ def test_no_cut_is_inferred_where_the_reference_agent_announced_none(
     calls = replayed(loaded.scenario.id)
     unannounced = [call.index for call in calls if inferred(call) and not call.trims]
     assert unannounced == []
+
+
+PROVIDER_STATE = {
+    # Requests that continue provider-held state (a compaction item, a Responses
+    # compaction): the fakes' rows stand in the provider's summary, which the replay cannot
+    # mark as provider state (the decoders do, from the body); their rows look cut.
+    "provider-anthropic-compaction-reused",
+    "provider-openai-responses-compact-endpoint",
+    "provider-openai-responses-compact-endpoint-fails",
+    "provider-openai-responses-compact-endpoint-twice",
+    "provider-openai-responses-compaction-reused",
+}
+BROKEN = {"orphan_tool_result", "orphan_tool_call", "turn_order"}
+MISSING = {"system_dropped", "system_changed", "user_dropped"}
+
+
+@pytest.mark.parametrize("loaded", SCENARIOS, ids=[s.scenario.id for s in SCENARIOS])
+def test_the_reference_agents_requests_are_well_formed_on_their_wire(
+    loaded: LoadedScenario,
+) -> None:
+    """The reference keeps tool pairs whole, the order each wire wants, its system rows
+    and the current turn's user row: no such finding on its requests, each read as its
+    provider's wire (the user's own breadcrumb-typed turn and provider-held state set
+    aside, see ``WIRE_CANNOT_TELL`` and ``PROVIDER_STATE``)."""
+    calls = replayed(loaded.scenario.id)
+    wanted = BROKEN | MISSING
+    if loaded.scenario.id in WIRE_CANNOT_TELL:
+        wanted = BROKEN
+    if loaded.scenario.id in PROVIDER_STATE:  # a summary block may stand first
+        wanted = BROKEN - {"turn_order"}
+    found = [(c.index, f.kind, f.detail) for c in calls for f in c.findings if f.kind in wanted]
+    assert found == []
