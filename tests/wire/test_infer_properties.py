@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 
 from harness.runtime import (
     ChatMessage,
+    drop_oldest_whole_turn,
     estimate_history_tokens,
     insert_breadcrumb_deduped,
     is_turn_boundary,
+    trim_to_recent_turn_count,
     trim_to_recent_turns,
 )
 from harness.wire import WireObserver
@@ -66,6 +68,31 @@ def test_a_reference_trim_is_a_trim_with_the_references_counts(
     assert (trim.tokens_before, trim.tokens_after) == (result.tokens_before, result.tokens_after)
     assert trim.on_turn_boundary is True
     assert trim.breadcrumb is True
+
+
+@given(mid_conversation(), st.data())
+def test_a_reference_turn_count_trim_or_oldest_turn_drop_is_a_trim_with_its_counts(
+    case: tuple[Conversation, int, int], data: st.DataObject
+) -> None:
+    """The other reference trimmers: the turn limit (``trim_to_recent_turn_count``) and
+    the unsatisfiable-floor recovery (``drop_oldest_whole_turn``)."""
+    conv, p, q = case
+    working = conv.rows[:q]
+    if data.draw(st.booleans()):
+        limit = trim_to_recent_turn_count(working, data.draw(st.integers(0, 4)))
+        assume(limit.trimmed)
+        kept, dropped, turns = limit.history, limit.dropped_messages, limit.kept_turns
+    else:
+        kept, dropped = drop_oldest_whole_turn(working, crumb_present=False)
+        assume(dropped > 0)
+        turns = sum(is_turn_boundary(row) for row in kept)
+    assume(dropped <= p + 1 - len(conv.system))
+    request = insert_breadcrumb_deduped(kept, crumb_present=False)
+    findings = feed(_observer_after(conv.rows, p), request, session="s")
+    assert set(kinds(findings)) <= CLEAN_KINDS
+    trim = only(findings, "trim")
+    assert (trim.dropped_messages, trim.kept_turns) == (dropped, turns)
+    assert trim.on_turn_boundary is True
 
 
 @given(mid_conversation(), st.data())
