@@ -14,17 +14,20 @@ from harness.wire.model import (
     WireExchange,
     WireKind,
 )
-from harness.wire.observer import ObserverConfig, OverflowClassifier, WireObserver
+from harness.wire.observer import Decoders, ObserverConfig, OverflowClassifier, WireObserver
+from harness.wire.prints import RowPrint, print_rows
 
 __all__ = [
     "FINDING_KINDS",
     "WIRE_KINDS",
     "DecodedAnswer",
     "DecodedRequest",
+    "Decoders",
     "Finding",
     "FindingKind",
     "ObserverConfig",
     "OverflowClassifier",
+    "RowPrint",
     "WireDecodeError",
     "WireExchange",
     "WireKind",
@@ -32,4 +35,5 @@ __all__ = [
     "decode_answer",
     "decode_request",
     "is_generation_request",
+    "print_rows",
 ]

@@ -38,8 +38,12 @@ class DecodedAnswer:
     """One answer. ``rows`` are what it adds to the conversation (the assistant's text or
     tool-call row); ``error_text`` is the error body or in-stream error event as text, for
     the overflow classifier (``None`` on success); ``provider_edits`` names the edits the
-    provider reports it made (``"clear_tool_uses"``, ``"clear_thinking"``, ``"compaction"``,
-    ``"truncation"``, ...); token counts are the answer's own usage where it reports them."""
+    provider reports it made, verbatim as it names them (Anthropic's applied edit types
+    such as ``"clear_tool_uses_20250919"``; ``"compaction"`` for a compaction block or item;
+    a truncation is not reported by any answer, only requested); token counts are the
+    answer's own usage where it reports them;
+    ``response_id`` is the id the provider gave the answer where it names one (Responses'
+    ``id``), so a later request's ``previous_response_id`` finds its session."""
 
     rows: tuple[ChatMessage, ...] = ()
     error_text: str | None = None
@@ -48,6 +52,7 @@ class DecodedAnswer:
     output_tokens: int | None = None
     provider_edits: tuple[str, ...] = ()
     stop_reason: str | None = None
+    response_id: str | None = None
 
 
 class WireDecodeError(ValueError):

@@ -93,6 +93,8 @@ class Finding:
     tokens_after: int | None = None
     breadcrumb: bool | None = None
     on_turn_boundary: bool | None = None
+    cache_loss_tokens: int | None = None
+    shared_prefix_rows: int | None = None
     detail: str = ""
 
     def to_json(self) -> dict[str, object]:
@@ -120,4 +122,6 @@ _OPTIONAL = (
     "tokens_after",
     "breadcrumb",
     "on_turn_boundary",
+    "cache_loss_tokens",
+    "shared_prefix_rows",
 )

@@ -242,6 +242,7 @@ class AnswerDraft:
     output_tokens: int | None = None
     provider_edits: list[str] = field(default_factory=list)
     stop_reason: str | None = None
+    response_id: str | None = None
 
     def finish(self) -> DecodedAnswer:
         """An errored answer adds no row (the runtime records none); otherwise the native
@@ -255,6 +256,7 @@ class AnswerDraft:
             output_tokens=self.output_tokens,
             provider_edits=tuple(self.provider_edits),
             stop_reason=self.stop_reason,
+            response_id=self.response_id,
         )
 
     def row(self) -> ChatMessage:

@@ -167,6 +167,8 @@ def decode_answer(body: bytes, *, streamed: bool) -> DecodedAnswer:
 
 
 def _read_response(draft: AnswerDraft, response: JsonObject) -> None:
+    # The id a later request's ``previous_response_id`` names (stored responses).
+    draft.response_id = text_of(response, "id")
     error = response.get("error")
     if error is not None or response.get("status") == "failed":
         draft.error_text = to_json(error if error is not None else response)

@@ -1,0 +1,102 @@
+"""Row prints carry the runtime's own measures of each row, and nothing of its text."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.runtime import (
+    BREADCRUMB,
+    ChatMessage,
+    estimate_history_tokens,
+    is_turn_boundary,
+)
+from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
+from harness.wire.prints import PackedPrints, digest, estimate_prints, print_row, print_rows
+from tests.wire.strategies import Conversation, conversations
+
+ROLES = st.sampled_from(["system", "user", "assistant", "tool"])
+TEXTS = st.one_of(
+    st.text(max_size=60),
+    st.sampled_from(
+        [
+            "[Tool results]\n[Tool attachments: 1]\n[IMAGE:/a.png]\nbody",
+            "[Tool results]\nplain",
+            "look\n[IMAGE:https://x/y.png]",
+            " [Tool results] leading space",
+        ]
+    ),
+)
+ROWS = st.builds(ChatMessage, ROLES, TEXTS)
+
+
+@given(st.lists(ROWS, max_size=12))
+def test_the_prints_estimate_is_the_runtimes_estimate(rows: list[ChatMessage]) -> None:
+    rows = [r for r in rows if not (r.role == "user" and r.content.startswith(BREADCRUMB))]
+    assert estimate_prints(print_rows(rows)) == estimate_history_tokens(rows)
+
+
+@given(conversations())
+def test_the_prints_estimate_of_a_conversation_is_the_runtimes(conv: Conversation) -> None:
+    assert estimate_prints(print_rows(conv.rows)) == estimate_history_tokens(conv.rows)
+
+
+@given(ROWS)
+def test_a_print_opens_a_turn_as_the_runtime_says(row: ChatMessage) -> None:
+    assert print_row(row).opens_turn == is_turn_boundary(row)
+
+
+@given(conversations())
+def test_tool_call_ids_and_the_ids_results_answer_are_kept_as_digests(conv: Conversation) -> None:
+    for row in conv.rows:
+        found = print_row(row)
+        calls = assistant_tool_call_ids(row.content) if row.role == "assistant" else None
+        assert found.calls == tuple(digest(i) for i in calls or ())
+        answered = tool_call_id_of(row.content) if row.role == "tool" else None
+        assert found.answers == (None if answered is None else digest(answered))
+
+
+@given(ROLES, TEXTS, ROLES, TEXTS)
+def test_equal_rows_have_equal_keys_and_different_rows_different_ones(
+    role: str, text: str, other_role: str, other_text: str
+) -> None:
+    same = (role, text) == (other_role, other_text)
+    first, second = (
+        print_row(ChatMessage(role, text)),
+        print_row(ChatMessage(other_role, other_text)),
+    )
+    assert (first.key == second.key) == same
+
+
+def test_role_and_content_are_joined_unambiguously() -> None:
+    assert digest("user", "ab") != digest("usera", "b")
+
+
+def test_a_breadcrumb_merged_with_the_next_user_row_is_two_prints() -> None:
+    merged = print_rows([ChatMessage("user", BREADCRUMB + "next question")])
+    assert [p.is_breadcrumb for p in merged] == [True, False]
+    assert merged[1].key == print_row(ChatMessage("user", "next question")).key
+
+
+def test_an_image_only_user_row_after_a_tool_result_opens_no_turn() -> None:
+    result = ChatMessage("tool", '{"tool_call_id":"t","content":"x","attachments":[]}')
+    images = ChatMessage("user", "[IMAGE:https://example.com/a.png]")
+    assert [p.opens_turn for p in print_rows([result, images])] == [False, False]
+    assert print_rows([images])[0].opens_turn
+
+
+def test_a_print_holds_no_text() -> None:
+    found = print_row(ChatMessage("user", "a secret prompt"))
+    assert "secret" not in repr(found)
+    assert not hasattr(found, "__dict__")
+
+
+@given(conversations(), st.lists(ROWS, max_size=6))
+def test_packed_prints_read_back_as_the_prints(conv: Conversation, more: list[ChatMessage]) -> None:
+    prints = print_rows([*conv.rows, *more])
+    packed = PackedPrints(prints)
+    assert tuple(packed) == prints
+    assert packed[:] == prints
+    assert packed[1:-1] == prints[1:-1]
+    assert len(packed) == len(prints)
+    assert [packed[-i] for i in range(1, len(prints) + 1)] == list(reversed(prints))
