@@ -12,6 +12,7 @@ what the reference agent reports.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,7 +24,7 @@ from harness.runtime.carriers import is_prompt_tool_carrier
 from harness.runtime.constants import BREADCRUMB
 from harness.runtime.estimate import message_tokens
 from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
-from harness.runtime.messages import ChatMessage
+from harness.runtime.messages import ChatMessage, from_json, to_json
 from harness.runtime.turns import is_turn_boundary
 
 _DIGEST_BYTES: Final = 8
@@ -81,6 +82,31 @@ class RowPrint:
         return self.role == "system"
 
 
+def identity_text(row: ChatMessage) -> str:
+    """The content a row is recognised by. A native tool-call row's arguments are read as
+    JSON and written back compactly with sorted keys: runtimes parse the arguments a model
+    sent and serialise them again for the next request (LangChain writes ``{"a": 1}`` where
+    the model said ``{"a":1}``), and that is the same row, not a new one."""
+    content = row.content
+    if row.role != "assistant" or not content.startswith("{"):
+        return content
+    envelope = from_json(content)
+    calls = envelope.get("tool_calls") if isinstance(envelope, dict) else None
+    if not isinstance(envelope, dict) or not isinstance(calls, list):
+        return content
+    normalised = [_call_identity(call) for call in calls]
+    return to_json({**envelope, "tool_calls": normalised})
+
+
+def _call_identity(call: object) -> object:
+    if not isinstance(call, dict) or not isinstance(call.get("arguments"), str):
+        return call
+    parsed = from_json(call["arguments"])
+    if parsed is None and call["arguments"].strip() != "null":
+        return call  # not JSON: kept verbatim
+    return {**call, "arguments": json.dumps(parsed, sort_keys=True, separators=(",", ":"))}
+
+
 def print_row(row: ChatMessage) -> RowPrint:
     """The fingerprint of one canonical row."""
     role, content = row.role, row.content
@@ -101,7 +127,7 @@ def print_row(row: ChatMessage) -> RowPrint:
     return RowPrint(
         # Every print of a known role shares one string object: the print keeps no text.
         role=_ROLES.get(role, role),
-        key=digest(role, content),
+        key=digest(role, identity_text(row)),
         older_tokens=message_tokens(row, current_carrier=False),
         current_tokens=message_tokens(row, current_carrier=True),
         flags=flags,

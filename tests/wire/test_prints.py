@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.runtime import (
     BREADCRUMB,
     ChatMessage,
+    ToolCall,
     estimate_history_tokens,
     is_turn_boundary,
+    native_tool_call_row,
 )
 from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
 from harness.wire.prints import PackedPrints, digest, estimate_prints, print_row, print_rows
@@ -100,3 +104,42 @@ def test_packed_prints_read_back_as_the_prints(conv: Conversation, more: list[Ch
     assert packed[1:-1] == prints[1:-1]
     assert len(packed) == len(prints)
     assert [packed[-i] for i in range(1, len(prints) + 1)] == list(reversed(prints))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(
+    arguments=st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4),
+    spaced=st.booleans(),
+    reordered=st.booleans(),
+)
+def test_a_tool_call_row_is_the_same_row_whatever_spacing_and_key_order_its_arguments_take(
+    arguments: dict[str, object], spaced: bool, reordered: bool
+) -> None:
+    """Runtimes parse the model's arguments and serialise them again (LangChain writes
+    ``{"a": 1}`` for ``{"a":1}``): the row a request carries back is the answer's row."""
+    sent = native_tool_call_row(
+        None, [ToolCall("c1", "read", json.dumps(arguments, separators=(",", ":")))]
+    )
+    keys = sorted(arguments, reverse=reordered)
+    again_text = json.dumps(
+        {k: arguments[k] for k in keys}, separators=(", ", ": ") if spaced else (",", ":")
+    )
+    again = native_tool_call_row(None, [ToolCall("c1", "read", again_text)])
+    assert print_row(sent).key == print_row(again).key
+
+
+def test_a_tool_call_with_other_arguments_or_an_other_id_is_another_row() -> None:
+    base = native_tool_call_row(None, [ToolCall("c1", "read", '{"path":"a"}')])
+    other_args = native_tool_call_row(None, [ToolCall("c1", "read", '{"path":"b"}')])
+    other_id = native_tool_call_row(None, [ToolCall("c2", "read", '{"path":"a"}')])
+    not_json = native_tool_call_row(None, [ToolCall("c1", "read", "{path: a}")])
+    keys = {print_row(row).key for row in (base, other_args, other_id, not_json)}
+    assert len(keys) == 4
