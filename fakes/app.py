@@ -80,7 +80,11 @@ def _generate(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
         if behaviour.latency_ms:
             await anyio.sleep(behaviour.latency_ms / 1000)
         ctx = RequestContext(
-            request.path_params.get("model"), dict(request.headers), fake.profile.enforce_pairing
+            request.path_params.get("model"),
+            dict(request.headers),
+            fake.profile.enforce_pairing,
+            request.url.path,
+            dict(request.query_params),
         )
         answer = fake.answer(wire, raw, ctx, index, behaviour)
         _record(fake, request, raw, index, answer)

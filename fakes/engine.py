@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast, get_args
 
 from fakes import caching as prompt_cache
 from fakes.answer import Answer
@@ -37,6 +37,7 @@ from fakes.wire.base import (
     ReplyPlan,
     RequestContext,
     StopReason,
+    StreamMedia,
     WireError,
     WireFormat,
 )
@@ -48,7 +49,7 @@ _BAD_JSON = (
     "what was sent was not valid JSON."
 )
 STREAMING_WIRES: frozenset[WireName] = frozenset(
-    {"openai_chat", "openai_responses", "anthropic", "ollama"}
+    {"openai_chat", "openai_responses", "anthropic", "ollama", "gemini"}
 )
 _NAMESPACE = uuid.UUID("6f2b7d43-3c5e-4a8e-9d7c-2a1f5b0c9e11")
 
@@ -367,8 +368,14 @@ class FakeProvider:
 
     def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:
         if request.stream and wire.name in STREAMING_WIRES:
-            return Answer(200, events=wire.stream(plan), media=wire.stream_media)
+            return Answer(200, events=wire.stream(plan), media=stream_media(wire, request))
         return Answer(200, wire.reply(plan))
+
+
+def stream_media(wire: WireFormat, request: CanonicalRequest) -> StreamMedia:
+    """The wire's stream media, or the one the request asked for (Gemini's ``alt``)."""
+    media = request.options.get("stream_media")
+    return cast(StreamMedia, media) if media in get_args(StreamMedia) else wire.stream_media
 
 
 def exceeds(entry: OverflowEntry, total: int, completion: int, window: int) -> bool:

@@ -106,6 +106,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
         "gemini",
         (
             Endpoint("/v1beta/models/{model}:generateContent", wire="gemini"),
+            Endpoint("/v1beta/models/{model}:streamGenerateContent", wire="gemini"),
             Endpoint("/v1beta/models/{model}:countTokens", "gemini_count_tokens"),
             Endpoint("/v1beta/models/{model}", "gemini_model", method="GET"),
             Endpoint("/v1beta/models", "gemini_models", method="GET"),
