@@ -100,7 +100,8 @@ def _discover(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
 
     async def handle(request: Request) -> Response:
         raw = await request.body()
-        query = DiscoveryRequest(request.path_params.get("model"), raw, dict(request.headers))
+        params = {k: str(v) for k, v in request.path_params.items()}
+        query = DiscoveryRequest(params.get("model"), raw, dict(request.headers), params)
         status, body = handler(fake, endpoint, query)
         answer = Answer(status, body, outcome="discovery")
         _record(fake, request, raw, None, answer)

@@ -29,6 +29,7 @@ from fakes.log import Outcome, RequestLog
 from fakes.planning import planned_calls, reported_usage
 from fakes.profiles import ProviderProfile, profile
 from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, decorate, prepare
+from fakes.responses_store import ResponseStore, settle
 from fakes.rows import CanonicalRequest
 from fakes.script import FakeBehaviour, FakeScript, Fault
 from fakes.templates import render
@@ -79,6 +80,8 @@ class _Decoded:
     request: CanonicalRequest | None
     rejection: Answer | None
     edited: Edited | None = None
+    sent: Any = None
+    resolved: Any = None
 
 
 class FakeProvider:
@@ -117,6 +120,7 @@ class FakeProvider:
         # Prompt caching as the provider does it (``fakes.caching``); ``none`` turns it off.
         self.caching = caching or prompt_cache.default_policy(self.profile.name)
         self.cache_store = cache_store or prompt_cache.PrefixStore()
+        self.responses = ResponseStore()  # OpenAI Responses' stored responses
         self.log = RequestLog()
         self._lock = threading.Lock()
         self._calls = 0
@@ -139,6 +143,7 @@ class FakeProvider:
             self._calls = 0
             self.log.clear()
             self.cache_store.clear()
+            self.responses.clear()
 
     calls_taken = property(lambda self: self._calls, doc="Calls numbered so far.")
 
@@ -168,7 +173,8 @@ class FakeProvider:
     def decode(self, wire: WireFormat, raw: bytes, ctx: RequestContext) -> _Decoded:
         try:
             body: Any = json.loads(raw)
-            edited = self.edit(wire, body, ctx)
+            resolved = self.responses.resolve(body) if wire.name == "openai_responses" else body
+            edited = self.edit(wire, resolved, ctx)
             request = wire.decode(edited.body, ctx)
         except WireError as error:
             return _Decoded(None, self._rejected(error))
@@ -181,7 +187,7 @@ class FakeProvider:
             )
         if self.profile.checks_model and request.model != self.model.name:
             return _Decoded(None, self._rejected(wire.unknown_model(request.model)))
-        return _Decoded(request, None, edited)
+        return _Decoded(request, None, edited, body, resolved)
 
     def edit(self, wire: WireFormat, body: Any, ctx: RequestContext) -> Edited:
         """The body as the model sees it once provider-side edits are applied."""
@@ -212,6 +218,8 @@ class FakeProvider:
         else:
             answer = self._decide(wire, decoded, tokens, index, behaviour, ctx)
         answer = decorate(answer, decoded.edited)
+        if wire.name == "openai_responses" and request is not None:
+            answer = settle(self.responses, decoded.sent, decoded.resolved, answer)
         rows = request.rows if request else ()
         return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
 

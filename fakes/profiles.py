@@ -30,6 +30,8 @@ EndpointKind: TypeAlias = Literal[
     "openrouter_models",
     "together_models",
     "responses_compact",
+    "responses_get",
+    "responses_delete",
 ]
 
 
@@ -79,6 +81,8 @@ PROFILES: tuple[ProviderProfile, ...] = (
             _chat(),
             Endpoint("/v1/responses", wire="openai_responses"),
             Endpoint("/v1/responses/compact", "responses_compact"),
+            Endpoint("/v1/responses/{response_id}", "responses_get", method="GET"),
+            Endpoint("/v1/responses/{response_id}", "responses_delete", method="DELETE"),
             _models(),
         ),
         128_000,

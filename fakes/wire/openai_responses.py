@@ -7,8 +7,8 @@ assistant message item just before it); each ``function_call_output`` → a nati
 row. ``reasoning`` items are not counted.
 
 Pairing, with the API's real messages: an output whose ``call_id`` no earlier call has,
-and a call with no later output, are 400s. ``previous_response_id`` is refused (the fake
-keeps no server-side state).
+and a call with no later output, are 400s. ``previous_response_id`` is resolved before
+decoding by the fake's store (``fakes.responses_store``); one left here is refused.
 """
 
 from __future__ import annotations
@@ -62,6 +62,17 @@ def _parts(content: Any, where: str) -> list[tuple[str, str]]:
             url = part.get("image_url") or part.get("file_id")
             out.append(("image", string(url, f"{where}[{n}].image_url")))
     return out
+
+
+def previous_response_not_found(response_id: str) -> WireError:
+    """The real 400 for a ``previous_response_id`` the API does not have (unknown, expired
+    or answered with ``store: false``): OpenAI API docs, WebSocket mode guide, "Errors to
+    handle" (``code``, ``message``, ``param``; ``type`` as in every 400 of this API)."""
+    message = f"Previous response with id '{response_id}' not found."
+    body = openai_error_body(
+        message, "invalid_request_error", "previous_response_id", "previous_response_not_found"
+    )
+    return WireError(400, body, detail="previous_response_id")
 
 
 def _pairing(status_message: str) -> WireError:
@@ -235,15 +246,8 @@ class OpenAIResponses:
     def decode(self, body: Any, ctx: RequestContext) -> CanonicalRequest:
         body = obj(body, "body")
         model = ctx.path_model or string(required(body, "model"), "model")
-        if body.get("previous_response_id") is not None:
-            message = f"Previous response with id '{body['previous_response_id']}' not found."
-            body_json = openai_error_body(
-                message,
-                "invalid_request_error",
-                "previous_response_id",
-                "previous_response_not_found",
-            )
-            raise WireError(400, body_json, detail="previous_response_id")
+        if body.get("previous_response_id") is not None:  # not resolved by a store
+            raise previous_response_not_found(str(body["previous_response_id"]))
         raw = required(body, "input")
         items = (
             [{"type": "message", "role": "user", "content": raw}]
