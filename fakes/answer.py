@@ -34,6 +34,7 @@ class Answer:
     raw: bytes | None = None
     drop_after: int | None = None
     hang_seconds: float = 0.0
+    latency_ms: int = 0
     outcome: Outcome = "reply"
     tokens: TokenCount | None = None
     rows: tuple[Row, ...] = ()

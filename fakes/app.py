@@ -77,8 +77,6 @@ def _generate(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
     async def handle(request: Request) -> Response:
         raw = await request.body()
         index, behaviour = fake.take_call()
-        if behaviour.latency_ms:
-            await anyio.sleep(behaviour.latency_ms / 1000)
         ctx = RequestContext(
             request.path_params.get("model"),
             dict(request.headers),
@@ -87,6 +85,8 @@ def _generate(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
             dict(request.query_params),
         )
         answer = fake.answer(wire, raw, ctx, index, behaviour)
+        if answer.latency_ms:  # the step's (a ``when`` script's is known only now)
+            await anyio.sleep(answer.latency_ms / 1000)
         _record(fake, request, raw, index, answer)
         if answer.hang_seconds:
             await _hang(request, answer.hang_seconds)

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakes.engine import FakeModel, FakeProvider
+from fakes.engine import FakeProvider
+from fakes.fake_model import FakeModel
 from fakes.profiles import Endpoint, EndpointKind
 from fakes.responses_compact import compact_response
 from fakes.responses_routes import delete_response, get_response

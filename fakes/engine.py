@@ -24,6 +24,7 @@ from fakes.answer import Answer
 from fakes.auth import auth_answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
 from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
+from fakes.fake_model import FakeModel
 from fakes.faults import fault_answer, shape
 from fakes.log import Outcome, RequestLog
 from fakes.planning import planned_calls, reported_usage
@@ -32,6 +33,7 @@ from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, dec
 from fakes.responses_store import ResponseStore, settle
 from fakes.rows import CanonicalRequest
 from fakes.script import FakeBehaviour, FakeScript, Fault
+from fakes.script_follow import ScriptCursor
 from fakes.templates import render
 from fakes.wire import wire_for
 from fakes.wire.base import (
@@ -44,7 +46,6 @@ from fakes.wire.base import (
 )
 from fakes.wire.common import Invalid
 
-DEFAULT_MAX_OUTPUT_TOKENS = 8192
 _BAD_JSON = (
     "We could not parse the JSON body of your request. The API expects a JSON payload, but "
     "what was sent was not valid JSON."
@@ -53,26 +54,6 @@ STREAMING_WIRES: frozenset[WireName] = frozenset(
     {"openai_chat", "openai_responses", "anthropic", "ollama", "gemini"}
 )
 _NAMESPACE = uuid.UUID("6f2b7d43-3c5e-4a8e-9d7c-2a1f5b0c9e11")
-
-
-@dataclass(frozen=True, slots=True)
-class FakeModel:
-    """A fake model. ``advertised_window`` is what discovery reports as the model's
-    maximum where a provider lists two numbers (OpenRouter ``context_length``, Ollama
-    ``model_info``); the enforced window is ``context_window``."""
-
-    name: str
-    context_window: int
-    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
-    advertised_window: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.context_window <= 0:
-            raise ValueError("context_window must be positive")
-
-    @property
-    def listed_window(self) -> int:
-        return self.advertised_window or self.context_window
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +96,7 @@ class FakeProvider:
         self.model: FakeModel = model
         self.counter: TokenCounter = get_counter(counter)
         self.script = script or FakeScript()
+        self._cursor = ScriptCursor(self.script)  # where a ``when`` script is
         self.variant = variant
         self.clock = clock
         # Prompt caching as the provider does it (``fakes.caching``); ``none`` turns it off.
@@ -141,6 +123,7 @@ class FakeProvider:
             if script is not None:
                 self.script = script
             self._calls = 0
+            self._cursor = ScriptCursor(self.script)
             self.log.clear()
             self.cache_store.clear()
             self.responses.clear()
@@ -148,10 +131,20 @@ class FakeProvider:
     calls_taken = property(lambda self: self._calls, doc="Calls numbered so far.")
 
     def take_call(self) -> tuple[int, FakeBehaviour]:
+        """The call's number and its step by call count (a script with ``when`` steps
+        chooses again in ``answer``, once the request is decoded)."""
         with self._lock:
             index = self._calls
             self._calls += 1
         return index, self.script.behaviour_for(index)
+
+    def follow(self, request: CanonicalRequest | None) -> FakeBehaviour:
+        """The step of a ``when`` script that answers this request (``fakes.script_follow``)."""
+        with self._lock:
+            if self._cursor.script is not self.script:  # the script was replaced
+                self._cursor = ScriptCursor(self.script)
+            cursor = self._cursor
+        return cursor.choose(request)
 
     def ids(self, index: int) -> tuple[str, str]:
         """``(uuid, request_id)`` for call ``index``: deterministic per model and call."""
@@ -212,6 +205,8 @@ class FakeProvider:
     ) -> Answer:
         decoded = self.decode(wire, raw, ctx)
         request = decoded.request
+        if self.script.follows:
+            behaviour = self.follow(request)
         tokens = self.count(request) if request else None
         if behaviour.fault is not None and behaviour.fault.kind == "auth":
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body
@@ -221,7 +216,13 @@ class FakeProvider:
         if wire.name == "openai_responses" and request is not None:
             answer = settle(self.responses, decoded.sent, decoded.resolved, answer)
         rows = request.rows if request else ()
-        return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
+        return replace(
+            answer,
+            tokens=tokens,
+            window=self.window_for(request),
+            rows=rows,
+            latency_ms=behaviour.latency_ms,
+        )
 
     def _decide(
         self,
