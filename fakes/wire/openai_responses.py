@@ -327,4 +327,9 @@ class OpenAIResponses:
         return {}
 
     def unknown_model(self, model: str) -> WireError:
-        return OpenAIChat().unknown_model(model)
+        # A 400 naming ``param: "model"``, unlike Chat Completions' 404 (pydantic/pydantic-ai
+        # tests/cassettes/test_model_name_suggestions/test_model_name_suggestion
+        # [openai-responses].yaml at 4fda389)
+        message = f"The requested model '{model}' does not exist."
+        body = openai_error_body(message, "invalid_request_error", "model", "model_not_found")
+        return WireError(400, body, detail="unknown model")
