@@ -15,7 +15,8 @@ a stored response, whose ``instructions`` are not carried over):
   or a ``GET`` counts as a use): a long-running fake stays bounded, and a chain that
   reaches an evicted response fails as an expired one would.
 
-The response object echoes ``store`` and ``previous_response_id``.
+The response object echoes ``store``, ``previous_response_id`` and the request's other
+settings (``fakes.responses_echo``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakes.answer import Answer
+from fakes.responses_echo import echo
 from fakes.rows import JSONValue
 from fakes.wire.common import Invalid
 from fakes.wire.openai_responses import previous_response_not_found
@@ -130,14 +132,6 @@ class ResponseStore:
         self.put(response["id"], StoredResponse(items, copy.deepcopy(response)))
 
 
-def echo(sent: Any, response: dict[str, JSONValue]) -> None:
-    """The request's state fields, as the response object reports them."""
-    body = sent if isinstance(sent, dict) else {}
-    previous = body.get("previous_response_id")
-    response["previous_response_id"] = previous if isinstance(previous, str) else None
-    response["store"] = store_flag(body)
-
-
 def _responses(answer: Answer) -> tuple[list[dict[str, JSONValue]], Any]:
     """The answer's response objects (the body, or each event's ``response``) and the
     final one (the body, or ``response.completed``'s)."""
@@ -155,11 +149,13 @@ def _responses(answer: Answer) -> tuple[list[dict[str, JSONValue]], Any]:
 
 
 def settle(store: ResponseStore, sent: Any, resolved: Any, answer: Answer) -> Answer:
-    """Echo the state fields into the answer's response objects and keep the response."""
+    """Echo the request's settings into the answer's response objects
+    (``fakes.responses_echo``) and keep the response."""
     if answer.status != 200:
         return answer
     found, final = _responses(answer)
+    body = sent if isinstance(sent, dict) else {}
     for response in found:
-        echo(sent, response)
+        echo(body, response, store=store_flag(body), streamed=answer.events is not None)
     store.keep(sent, resolved, answer.status, final)
     return answer
