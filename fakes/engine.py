@@ -373,6 +373,7 @@ class FakeProvider:
             response_id=f"{wire.response_id_prefix}fake{self.ids(index)[0].replace('-', '')[:24]}",
             include_stream_usage=request.options.get("include_usage") is True
             or wire.name != "openai_chat",
+            obfuscate=request.options.get("include_obfuscation") is not False,
         )
 
     def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:

@@ -85,6 +85,7 @@ class ReplyPlan:
     created: int
     response_id: str
     include_stream_usage: bool = True
+    obfuscate: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,6 +141,12 @@ class _Builder:
             raise Invalid(f"Invalid value: '{role}'.")
 
 
+def _obfuscation_option(body: dict[str, Any]) -> dict[str, object]:
+    options = body.get("stream_options")
+    include = options.get("include_obfuscation") if isinstance(options, dict) else None
+    return {"include_obfuscation": include} if isinstance(include, bool) else {}
+
+
 def _tools(tools: Any) -> tuple[ToolSchema, ...]:
     out = []
     for n, tool in enumerate(objects(tools, "tools")):
@@ -165,9 +171,7 @@ def _usage(plan: ReplyPlan) -> JSONValue:
 
 
 def _message_item(plan: ReplyPlan, status: str, text: str) -> dict[str, JSONValue]:
-    content: list[JSONValue] = (
-        [{"type": "output_text", "text": text, "annotations": []}] if status == "completed" else []
-    )
+    content: list[JSONValue] = [_text_part(text)] if status == "completed" else []
     return {
         "type": "message",
         "id": f"msg_{plan.response_id[5:]}",
@@ -190,6 +194,26 @@ def _call_item(plan: ReplyPlan, n: int, status: str, arguments: str) -> dict[str
 
 
 _Event = tuple[str, dict[str, JSONValue]]
+OBFUSCATION_WIDTH = 16
+"""Streamed deltas carry ``obfuscation``, random characters that pad the delta to 16 (the
+recorded deltas and their padding add up to 16 characters: fantasy
+``TestOpenAIResponsesCommon/openai-gpt-4o-mini/simple_streaming.yaml``); the request's
+``stream_options.include_obfuscation: false`` turns it off (openai-python
+``types/responses/response_create_params.py``, ``StreamOptions``)."""
+
+
+def _text_part(text: str) -> JSONValue:
+    # ``logprobs: []`` in every output_text part (the recorded answers of fantasy, f6d4d1e)
+    return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+
+
+def _delta(plan: ReplyPlan, delta: str) -> dict[str, JSONValue]:
+    if not plan.obfuscate:
+        return {"delta": delta}
+    return {
+        "delta": delta,
+        "obfuscation": "x" * (OBFUSCATION_WIDTH - len(delta) % OBFUSCATION_WIDTH),
+    }
 
 
 def _text_events(plan: ReplyPlan, text: str) -> list[_Event]:
@@ -198,16 +222,18 @@ def _text_events(plan: ReplyPlan, text: str) -> list[_Event]:
         "output_index": 0,
         "content_index": 0,
     }
-    empty: JSONValue = {"type": "output_text", "text": "", "annotations": []}
-    full: JSONValue = {"type": "output_text", "text": text, "annotations": []}
+    empty, full = _text_part(""), _text_part(text)
     return [
         (
             "response.output_item.added",
             {"output_index": 0, "item": _message_item(plan, "in_progress", "")},
         ),
         ("response.content_part.added", {**where, "part": empty}),
-        *(("response.output_text.delta", {**where, "delta": p}) for p in text_pieces(text)),
-        ("response.output_text.done", {**where, "text": text}),
+        *(
+            ("response.output_text.delta", {**where, **_delta(plan, p), "logprobs": []})
+            for p in text_pieces(text)
+        ),
+        ("response.output_text.done", {**where, "text": text, "logprobs": []}),
         ("response.content_part.done", {**where, "part": full}),
         (
             "response.output_item.done",
@@ -227,7 +253,7 @@ def _call_events(plan: ReplyPlan, n: int, index: int) -> list[_Event]:
             "response.output_item.added",
             {"output_index": index, "item": _call_item(plan, n, "in_progress", "")},
         ),
-        ("response.function_call_arguments.delta", {**where, "delta": arguments}),
+        ("response.function_call_arguments.delta", {**where, **_delta(plan, arguments)}),
         ("response.function_call_arguments.done", {**where, "arguments": arguments}),
         (
             "response.output_item.done",
@@ -268,7 +294,7 @@ class OpenAIResponses:
             tools=_tools(body.get("tools")),
             max_output_tokens=optional_int(body, "max_output_tokens"),
             stream=body.get("stream") is True,
-            options=cache_key_option(body),
+            options={**cache_key_option(body), **_obfuscation_option(body)},
         )
 
     def _response(self, plan: ReplyPlan, *, done: bool) -> dict[str, JSONValue]:
