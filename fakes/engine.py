@@ -1,12 +1,15 @@
 """The decision core of a fake: from a request's bytes to the answer a provider would give.
 
 Order, per generation request: the script's step for this call is taken; the body is
-parsed and decoded (tool pairing checked); a scripted ``server_error`` / ``rate_limit``
+parsed (an OpenAI Responses ``previous_response_id`` resolved from the fake's stored
+responses) and decoded (tool pairing checked); a script with ``when`` steps chooses its
+step now, from the decoded request; a scripted ``server_error`` / ``rate_limit``
 / ``look_alike`` answers first (infrastructure errors precede validation); then an
 invalid request or an unknown model is rejected; then the request is counted and, over
 the window (or when the step forces it), gets the provider's overflow answer; otherwise
 a reply is planned from the step and rendered, and ``malformed_json`` /
-``drop_mid_stream`` / ``hang`` shape how it is delivered.
+``drop_mid_stream`` / ``hang`` shape how it is delivered. A Responses answer is then
+kept in the store unless the request said ``store: false``.
 """
 
 from __future__ import annotations
