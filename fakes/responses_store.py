@@ -11,6 +11,8 @@ a stored response, whose ``instructions`` are not carried over):
   this request's ``input``, so the fake counts and answers the whole conversation; an
   unknown id, or one answered with ``store: false``, is the real 400
   ``previous_response_not_found`` (``fakes.wire.openai_responses``);
+- kept objects are shared, not copied (a fresh answer's, which nothing changes once it is
+  sent: the edits of ``fakes.provider_side`` copy what they change);
 - the store is an LRU of at most ``STORED_RESPONSES_LIMIT`` responses (a lookup, a chain
   or a ``GET`` counts as a use): a long-running fake stays bounded, and a chain that
   reaches an evicted response fails as an expired one would.
@@ -21,7 +23,6 @@ settings (``fakes.responses_echo``).
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -119,7 +120,7 @@ class ResponseStore:
         output = found.response.get("output")
         chain = [*found.input, *(output if isinstance(output, list) else [])]
         rest = {k: v for k, v in body.items() if k != "previous_response_id"}
-        return {**rest, "input": copy.deepcopy(chain) + _items(body.get("input"))}
+        return {**rest, "input": chain + _items(body.get("input"))}
 
     def keep(self, sent: Any, resolved: Any, status: int, response: Any) -> None:
         """Keep a successful answer's response object (``response``: the body, or the
@@ -129,7 +130,7 @@ class ResponseStore:
         if not store_flag(sent) or not isinstance(response.get("id"), str):
             return
         items = tuple(_items(resolved.get("input") if isinstance(resolved, dict) else None))
-        self.put(response["id"], StoredResponse(items, copy.deepcopy(response)))
+        self.put(response["id"], StoredResponse(items, response))
 
 
 def _responses(answer: Answer) -> tuple[list[dict[str, JSONValue]], Any]:

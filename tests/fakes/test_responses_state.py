@@ -181,3 +181,22 @@ def test_the_store_keeps_the_most_recently_used_responses_up_to_its_limit(
             model = [k for k in model if k != key]
         assert store.ids() == tuple(model)
         assert len(store) <= limit
+
+
+async def test_a_chained_request_that_is_truncated_leaves_the_stored_input_whole(
+    connect: Connect,
+) -> None:
+    fake = FakeProvider("openai", MODEL, context_window=100, script=FakeScript(default=say("ok")))
+    client, _ = await connect(fake)
+    history = [{"role": "user", "content": f"message number {n} " * 4} for n in range(4)]
+    first = (await _create(client, input=history)).json()
+    stored = (await client.get(f"/v1/responses/{first['id']}")).json()
+    chained = await _create(
+        client, input="and now? " * 10, previous_response_id=first["id"], truncation="auto"
+    )
+    assert chained.status_code == 200
+    assert len(fake.log.calls()[-1].rows) < len(history) + 2  # the model saw fewer items
+    assert (await client.get(f"/v1/responses/{first['id']}")).json() == stored
+    kept = fake.responses.get(chained.json()["id"])
+    assert kept is not None
+    assert len(kept.input) == len(history) + 2  # the conversation as sent, whole
