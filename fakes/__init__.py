@@ -35,7 +35,8 @@ from fakes.counters import (
     TokenCounter,
     get_counter,
 )
-from fakes.engine import FakeModel, FakeProvider
+from fakes.engine import FakeProvider
+from fakes.fake_model import FakeModel
 from fakes.log import Exchange, RequestLog
 from fakes.profiles import (
     PROFILES,
@@ -53,6 +54,7 @@ from fakes.script import (
     Fault,
     ScriptedReply,
     ScriptedToolCall,
+    StepCondition,
     UsageReport,
     call_tools,
     fail,
@@ -114,6 +116,7 @@ __all__ = [
     "Row",
     "ScriptedReply",
     "ScriptedToolCall",
+    "StepCondition",
     "StreamDropped",
     "TokenCount",
     "TokenCounter",

@@ -34,6 +34,7 @@ class Answer:
     raw: bytes | None = None
     drop_after: int | None = None
     hang_seconds: float = 0.0
+    latency_ms: int = 0
     outcome: Outcome = "reply"
     tokens: TokenCount | None = None
     rows: tuple[Row, ...] = ()
@@ -52,15 +53,26 @@ def encode_event(event: StreamEvent, media: StreamMedia) -> bytes:
     text = data if data is not None else json_bytes(event.data).decode("utf-8")
     if media == "ndjson":
         return (text + "\n").encode("utf-8")
+    if media == "json_array":
+        return text.encode("utf-8")
     prefix = f"event: {event.event}\n" if event.event else ""
     return f"{prefix}data: {text}\n\n".encode()
 
 
+def _array_element(event: StreamEvent, n: int) -> bytes:
+    # Gemini's streamGenerateContent without ``alt=sse``: one JSON array, its elements
+    # written as they come (``[`` before the first, ``,`` between, ``]`` at the end).
+    return (b"[" if n == 0 else b",\r\n") + encode_event(event, "json_array")
+
+
 async def _events(answer: Answer, events: tuple[StreamEvent, ...]) -> AsyncIterator[bytes]:
+    array = answer.media == "json_array"
     for n, event in enumerate(events):
         if answer.drop_after is not None and n >= answer.drop_after:
             raise StreamDropped(f"dropped after {n} events")
-        yield encode_event(event, answer.media)
+        yield _array_element(event, n) if array else encode_event(event, answer.media)
+    if array:
+        yield b"]" if events else b"[]"
 
 
 async def _truncated(content: bytes, keep: int) -> AsyncIterator[bytes]:
@@ -68,10 +80,17 @@ async def _truncated(content: bytes, keep: int) -> AsyncIterator[bytes]:
     raise StreamDropped(f"dropped after {keep} of {len(content)} bytes")
 
 
+_STREAM_CONTENT_TYPES: dict[StreamMedia, str] = {
+    "sse": "text/event-stream",
+    "ndjson": "application/x-ndjson",
+    "json_array": "application/json",
+}
+
+
 def to_response(answer: Answer) -> Response:
     headers = dict(answer.headers)
     if answer.events is not None:
-        media = "text/event-stream" if answer.media == "sse" else "application/x-ndjson"
+        media = _STREAM_CONTENT_TYPES[answer.media]
         return StreamingResponse(_events(answer, answer.events), answer.status, headers, media)
     if answer.raw is not None:
         return Response(answer.raw, answer.status, headers, "application/json")

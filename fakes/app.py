@@ -77,12 +77,16 @@ def _generate(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
     async def handle(request: Request) -> Response:
         raw = await request.body()
         index, behaviour = fake.take_call()
-        if behaviour.latency_ms:
-            await anyio.sleep(behaviour.latency_ms / 1000)
         ctx = RequestContext(
-            request.path_params.get("model"), dict(request.headers), fake.profile.enforce_pairing
+            request.path_params.get("model"),
+            dict(request.headers),
+            fake.profile.enforce_pairing,
+            request.url.path,
+            dict(request.query_params),
         )
         answer = fake.answer(wire, raw, ctx, index, behaviour)
+        if answer.latency_ms:  # the step's (a ``when`` script's is known only now)
+            await anyio.sleep(answer.latency_ms / 1000)
         _record(fake, request, raw, index, answer)
         if answer.hang_seconds:
             await _hang(request, answer.hang_seconds)
@@ -96,7 +100,8 @@ def _discover(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
 
     async def handle(request: Request) -> Response:
         raw = await request.body()
-        query = DiscoveryRequest(request.path_params.get("model"), raw, dict(request.headers))
+        params = {k: str(v) for k, v in request.path_params.items()}
+        query = DiscoveryRequest(params.get("model"), raw, dict(request.headers), params)
         status, body = handler(fake, endpoint, query)
         answer = Answer(status, body, outcome="discovery")
         _record(fake, request, raw, None, answer)

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakes.engine import FakeModel, FakeProvider
+from fakes.engine import FakeProvider
+from fakes.fake_model import FakeModel
 from fakes.profiles import Endpoint, EndpointKind
 from fakes.responses_compact import compact_response
+from fakes.responses_routes import delete_response, get_response
 from fakes.rows import JSONValue
 from fakes.wire.base import RequestContext
 
@@ -25,12 +27,20 @@ _CREATED = "2025-01-01T00:00:00Z"
 
 
 class DiscoveryRequest:
-    """What a discovery handler sees: the model in the path and the raw body."""
+    """What a discovery handler sees: the model in the path, the raw body, the headers
+    and the path's parameters (``response_id``)."""
 
-    def __init__(self, path_model: str | None, body: bytes, headers: dict[str, str]) -> None:
+    def __init__(
+        self,
+        path_model: str | None,
+        body: bytes,
+        headers: dict[str, str],
+        params: dict[str, str] | None = None,
+    ) -> None:
         self.path_model = path_model
         self.body = body
         self.headers = headers
+        self.params = params or {}
 
 
 def _openai_models(
@@ -260,5 +270,7 @@ HANDLERS: dict[EndpointKind, Handler] = {
     "llamacpp_slots": _llamacpp_slots,
     "openrouter_models": _openrouter_models,
     "responses_compact": compact_response,
+    "responses_get": get_response,
+    "responses_delete": delete_response,
     "together_models": _together_models,
 }

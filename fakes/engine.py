@@ -1,12 +1,15 @@
 """The decision core of a fake: from a request's bytes to the answer a provider would give.
 
 Order, per generation request: the script's step for this call is taken; the body is
-parsed and decoded (tool pairing checked); a scripted ``server_error`` / ``rate_limit``
+parsed (an OpenAI Responses ``previous_response_id`` resolved from the fake's stored
+responses) and decoded (tool pairing checked); a script with ``when`` steps chooses its
+step now, from the decoded request; a scripted ``server_error`` / ``rate_limit``
 / ``look_alike`` answers first (infrastructure errors precede validation); then an
 invalid request or an unknown model is rejected; then the request is counted and, over
 the window (or when the step forces it), gets the provider's overflow answer; otherwise
 a reply is planned from the step and rendered, and ``malformed_json`` /
-``drop_mid_stream`` / ``hang`` shape how it is delivered.
+``drop_mid_stream`` / ``hang`` shape how it is delivered. A Responses answer is then
+kept in the store unless the request said ``store: false``.
 """
 
 from __future__ import annotations
@@ -17,60 +20,43 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast, get_args
 
 from fakes import caching as prompt_cache
 from fakes.answer import Answer
 from fakes.auth import auth_answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
 from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
+from fakes.fake_model import FakeModel
 from fakes.faults import fault_answer, shape
 from fakes.log import Outcome, RequestLog
 from fakes.planning import planned_calls, reported_usage
 from fakes.profiles import ProviderProfile, profile
 from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, decorate, prepare
+from fakes.responses_store import ResponseStore, settle
 from fakes.rows import CanonicalRequest
 from fakes.script import FakeBehaviour, FakeScript, Fault
+from fakes.script_follow import ScriptCursor
 from fakes.templates import render
 from fakes.wire import wire_for
 from fakes.wire.base import (
     ReplyPlan,
     RequestContext,
     StopReason,
+    StreamMedia,
     WireError,
     WireFormat,
 )
 from fakes.wire.common import Invalid
 
-DEFAULT_MAX_OUTPUT_TOKENS = 8192
 _BAD_JSON = (
     "We could not parse the JSON body of your request. The API expects a JSON payload, but "
     "what was sent was not valid JSON."
 )
 STREAMING_WIRES: frozenset[WireName] = frozenset(
-    {"openai_chat", "openai_responses", "anthropic", "ollama"}
+    {"openai_chat", "openai_responses", "anthropic", "ollama", "gemini"}
 )
 _NAMESPACE = uuid.UUID("6f2b7d43-3c5e-4a8e-9d7c-2a1f5b0c9e11")
-
-
-@dataclass(frozen=True, slots=True)
-class FakeModel:
-    """A fake model. ``advertised_window`` is what discovery reports as the model's
-    maximum where a provider lists two numbers (OpenRouter ``context_length``, Ollama
-    ``model_info``); the enforced window is ``context_window``."""
-
-    name: str
-    context_window: int
-    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
-    advertised_window: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.context_window <= 0:
-            raise ValueError("context_window must be positive")
-
-    @property
-    def listed_window(self) -> int:
-        return self.advertised_window or self.context_window
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +64,8 @@ class _Decoded:
     request: CanonicalRequest | None
     rejection: Answer | None
     edited: Edited | None = None
+    sent: Any = None
+    resolved: Any = None
 
 
 class FakeProvider:
@@ -111,11 +99,13 @@ class FakeProvider:
         self.model: FakeModel = model
         self.counter: TokenCounter = get_counter(counter)
         self.script = script or FakeScript()
+        self._cursor = ScriptCursor(self.script)  # where a ``when`` script is
         self.variant = variant
         self.clock = clock
         # Prompt caching as the provider does it (``fakes.caching``); ``none`` turns it off.
         self.caching = caching or prompt_cache.default_policy(self.profile.name)
         self.cache_store = cache_store or prompt_cache.PrefixStore()
+        self.responses = ResponseStore()  # OpenAI Responses' stored responses
         self.log = RequestLog()
         self._lock = threading.Lock()
         self._calls = 0
@@ -136,16 +126,28 @@ class FakeProvider:
             if script is not None:
                 self.script = script
             self._calls = 0
+            self._cursor = ScriptCursor(self.script)
             self.log.clear()
             self.cache_store.clear()
+            self.responses.clear()
 
     calls_taken = property(lambda self: self._calls, doc="Calls numbered so far.")
 
     def take_call(self) -> tuple[int, FakeBehaviour]:
+        """The call's number and its step by call count (a script with ``when`` steps
+        chooses again in ``answer``, once the request is decoded)."""
         with self._lock:
             index = self._calls
             self._calls += 1
         return index, self.script.behaviour_for(index)
+
+    def follow(self, request: CanonicalRequest | None) -> FakeBehaviour:
+        """The step of a ``when`` script that answers this request (``fakes.script_follow``)."""
+        with self._lock:
+            if self._cursor.script is not self.script:  # the script was replaced
+                self._cursor = ScriptCursor(self.script)
+            cursor = self._cursor
+        return cursor.choose(request)
 
     def ids(self, index: int) -> tuple[str, str]:
         """``(uuid, request_id)`` for call ``index``: deterministic per model and call."""
@@ -167,7 +169,8 @@ class FakeProvider:
     def decode(self, wire: WireFormat, raw: bytes, ctx: RequestContext) -> _Decoded:
         try:
             body: Any = json.loads(raw)
-            edited = self.edit(wire, body, ctx)
+            resolved = self.responses.resolve(body) if wire.name == "openai_responses" else body
+            edited = self.edit(wire, resolved, ctx)
             request = wire.decode(edited.body, ctx)
         except WireError as error:
             return _Decoded(None, self._rejected(error))
@@ -180,7 +183,7 @@ class FakeProvider:
             )
         if self.profile.checks_model and request.model != self.model.name:
             return _Decoded(None, self._rejected(wire.unknown_model(request.model)))
-        return _Decoded(request, None, edited)
+        return _Decoded(request, None, edited, body, resolved)
 
     def edit(self, wire: WireFormat, body: Any, ctx: RequestContext) -> Edited:
         """The body as the model sees it once provider-side edits are applied."""
@@ -205,14 +208,24 @@ class FakeProvider:
     ) -> Answer:
         decoded = self.decode(wire, raw, ctx)
         request = decoded.request
+        if self.script.follows:
+            behaviour = self.follow(request)
         tokens = self.count(request) if request else None
         if behaviour.fault is not None and behaviour.fault.kind == "auth":
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body
         else:
             answer = self._decide(wire, decoded, tokens, index, behaviour, ctx)
         answer = decorate(answer, decoded.edited)
+        if wire.name == "openai_responses" and request is not None:
+            answer = settle(self.responses, decoded.sent, decoded.resolved, answer)
         rows = request.rows if request else ()
-        return replace(answer, tokens=tokens, window=self.window_for(request), rows=rows)
+        return replace(
+            answer,
+            tokens=tokens,
+            window=self.window_for(request),
+            rows=rows,
+            latency_ms=behaviour.latency_ms,
+        )
 
     def _decide(
         self,
@@ -363,12 +376,19 @@ class FakeProvider:
             response_id=f"{wire.response_id_prefix}fake{self.ids(index)[0].replace('-', '')[:24]}",
             include_stream_usage=request.options.get("include_usage") is True
             or wire.name != "openai_chat",
+            obfuscate=request.options.get("include_obfuscation") is not False,
         )
 
     def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:
         if request.stream and wire.name in STREAMING_WIRES:
-            return Answer(200, events=wire.stream(plan), media=wire.stream_media)
+            return Answer(200, events=wire.stream(plan), media=stream_media(wire, request))
         return Answer(200, wire.reply(plan))
+
+
+def stream_media(wire: WireFormat, request: CanonicalRequest) -> StreamMedia:
+    """The wire's stream media, or the one the request asked for (Gemini's ``alt``)."""
+    media = request.options.get("stream_media")
+    return cast(StreamMedia, media) if media in get_args(StreamMedia) else wire.stream_media
 
 
 def exceeds(entry: OverflowEntry, total: int, completion: int, window: int) -> bool:

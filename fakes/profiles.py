@@ -30,6 +30,8 @@ EndpointKind: TypeAlias = Literal[
     "openrouter_models",
     "together_models",
     "responses_compact",
+    "responses_get",
+    "responses_delete",
 ]
 
 
@@ -79,6 +81,8 @@ PROFILES: tuple[ProviderProfile, ...] = (
             _chat(),
             Endpoint("/v1/responses", wire="openai_responses"),
             Endpoint("/v1/responses/compact", "responses_compact"),
+            Endpoint("/v1/responses/{response_id}", "responses_get", method="GET"),
+            Endpoint("/v1/responses/{response_id}", "responses_delete", method="DELETE"),
             _models(),
         ),
         128_000,
@@ -106,6 +110,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
         "gemini",
         (
             Endpoint("/v1beta/models/{model}:generateContent", wire="gemini"),
+            Endpoint("/v1beta/models/{model}:streamGenerateContent", wire="gemini"),
             Endpoint("/v1beta/models/{model}:countTokens", "gemini_count_tokens"),
             Endpoint("/v1beta/models/{model}", "gemini_model", method="GET"),
             Endpoint("/v1beta/models", "gemini_models", method="GET"),

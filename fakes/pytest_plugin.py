@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import pytest
 
 from fakes.counters import CounterName
-from fakes.engine import FakeModel, FakeProvider
+from fakes.engine import FakeProvider
+from fakes.fake_model import FakeModel
 from fakes.log import RequestLog
 from fakes.mounts import FakeServer
 from fakes.script import FakeScript

@@ -1,8 +1,8 @@
 """OpenAI ``POST /v1/responses/compact``, simulated.
 
 From openai-python ``src/openai/types/responses/``: the request is ``response_compact_params.
-py`` (``model``, ``input``, ``instructions``; ``previous_response_id`` is refused here, as
-``/v1/responses`` refuses it: the fake keeps no server-side state); the answer is
+py`` (``model``, ``input``, ``instructions``; ``previous_response_id`` is resolved from the
+fake's stored responses as ``/v1/responses`` resolves it, ``fakes.responses_store``); the answer is
 ``compacted_response.py``: ``{"id", "object": "response.compaction", "created_at",
 "output", "usage"}``, where ``output`` is every user message of the input followed by one
 ``compaction`` item (``response_compaction_item.py``). The item is the fakes' opaque
@@ -15,7 +15,6 @@ Behind a gateway that does not honour provider-side context management
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from fakes.engine import FakeProvider
@@ -53,8 +52,8 @@ def compact_response(fake: FakeProvider, _: Endpoint, request: Any) -> tuple[int
     if decoded.request is None:
         assert decoded.rejection is not None
         return decoded.rejection.status, decoded.rejection.body
-    body = json.loads(request.body)
-    raw = body.get("input")
+    # the input as resolved: a ``previous_response_id``'s stored items come first
+    raw: Any = decoded.resolved.get("input")  # a dict: it decoded
     items: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw)
     summary = COMPACTION_SUMMARY.format(items=len(items))
     input_tokens = fake.count(decoded.request).total

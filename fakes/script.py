@@ -4,7 +4,11 @@ Plain frozen dataclasses, so a scenario loader can build them from YAML with
 ``pydantic.TypeAdapter(FakeScript).validate_python(data)`` (lists become tuples).
 
 Call ``i`` (0-based, counting every request to a generation endpoint of one fake) gets
-``steps[i]``, or ``default`` once the steps run out. A behaviour says what to reply (text,
+``steps[i]``, or ``default`` once the steps run out. A step with ``when`` (a
+``StepCondition``) answers instead the first call that is that request (the conversation's
+nth user turn, a request whose prompt contains a text, a retry), whenever it comes; the
+steps without ``when`` then answer, in order, the calls no such step took
+(``fakes.script_follow``). A behaviour says what to reply (text,
 one or several tool calls), how to report usage, how long to wait, and which fault to
 inject instead of, or on top of, the normal answer:
 
@@ -100,11 +104,38 @@ class Fault:
 
 
 @dataclass(frozen=True, slots=True)
+class StepCondition:
+    """Which request a step answers; every condition given must hold.
+
+    - ``user_turn``: the request answers the conversation's nth distinct user message
+      (1-based; its newest user message is the nth the fake has seen, a user message that
+      holds some step's ``contains`` text not counted), however many calls came before;
+    - ``contains``: the request's newest user message, or a system message, contains this
+      text (a summarisation request, a final tools-free request);
+    - ``retry``: the request is (``true``) or is not (``false``) the same as the previous
+      call's: the same rows and tools.
+    """
+
+    user_turn: int | None = None
+    contains: str | None = None
+    retry: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.user_turn is None and self.contains is None and self.retry is None:
+            raise ValueError("a condition needs user_turn, contains or retry")
+        if self.user_turn is not None and self.user_turn < 1:
+            raise ValueError("user_turn counts from 1")
+        if self.contains == "":
+            raise ValueError("contains needs a text")
+
+
+@dataclass(frozen=True, slots=True)
 class FakeBehaviour:
     reply: ScriptedReply = field(default_factory=ScriptedReply)
     usage: UsageReport = field(default_factory=UsageReport)
     fault: Fault | None = None
     latency_ms: int = 0
+    when: StepCondition | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +143,17 @@ class FakeScript:
     steps: tuple[FakeBehaviour, ...] = ()
     default: FakeBehaviour = field(default_factory=FakeBehaviour)
 
+    def __post_init__(self) -> None:
+        if self.default.when is not None:
+            raise ValueError("the default step answers every call no step takes: no when")
+
+    @property
+    def follows(self) -> bool:
+        """Whether some step says which request it answers (``when``)."""
+        return any(step.when is not None for step in self.steps)
+
     def behaviour_for(self, index: int) -> FakeBehaviour:
+        """Call ``index``'s step by call count (a script without ``when`` steps)."""
         return self.steps[index] if index < len(self.steps) else self.default
 
 

@@ -19,7 +19,7 @@ ErrorKind: TypeAlias = Literal[
     "invalid_request", "not_found", "rate_limit", "server_error", "overloaded"
 ]
 StopReason: TypeAlias = Literal["stop", "tool_calls", "length", "context_window"]
-StreamMedia: TypeAlias = Literal["sse", "ndjson"]
+StreamMedia: TypeAlias = Literal["sse", "ndjson", "json_array"]
 
 
 class WireError(Exception):
@@ -41,11 +41,14 @@ class WireError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class RequestContext:
-    """What a decoder may need beyond the body: the model named in the path, headers."""
+    """What a decoder may need beyond the body: the model named in the path, headers,
+    the path itself and the query parameters (Gemini streams by path and ``alt``)."""
 
     path_model: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     enforce_pairing: bool = True
+    path: str = ""
+    query: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +85,14 @@ class ReplyPlan:
     created: int
     response_id: str
     include_stream_usage: bool = True
+    obfuscate: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class StreamEvent:
-    """One SSE event (``event`` may be ``None``) or one NDJSON line (``event`` unused).
-    ``data`` is JSON, or a literal string such as ``[DONE]``."""
+    """One SSE event (``event`` may be ``None``), one NDJSON line or one element of a
+    streamed JSON array (``event`` unused). ``data`` is JSON, or a literal string such
+    as ``[DONE]``."""
 
     data: JSONValue
     event: str | None = None
@@ -124,7 +129,7 @@ class WireFormat(Protocol):
 
 class Unstreamed:
     """For wire formats whose streaming the fakes do not model (Bedrock ConverseStream,
-    Cohere, Gemini): a streamed request gets the whole reply, or the error, as one event."""
+    Cohere): a streamed request gets the whole reply, or the error, as one event."""
 
     __slots__ = ()
 

@@ -185,9 +185,11 @@ class BedrockConverse(Unstreamed):
         return {"x-amzn-ErrorType": _ERROR_TYPES[kind]}
 
     def unknown_model(self, model: str) -> WireError:
+        # A 400 (a validation error, not a 404), the body only a message (pydantic/pydantic-ai
+        # tests/models/cassettes/test_bedrock/test_bedrock_error.yaml at 4fda389)
         return WireError(
-            404,
+            400,
             {"message": "The provided model identifier is invalid."},
-            self.error_headers("not_found"),
+            self.error_headers("invalid_request"),
             detail="unknown model",
         )

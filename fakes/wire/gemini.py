@@ -1,4 +1,6 @@
-"""Google Gemini ``POST /v1beta/models/{model}:generateContent`` (non-streaming).
+"""Google Gemini ``POST /v1beta/models/{model}:generateContent`` and
+``:streamGenerateContent`` (``?alt=sse``: SSE ``data:`` events; without it: one JSON array
+of the responses). The answers' shapes are ``fakes.wire.gemini_reply``'s.
 
 Decoding: each ``systemInstruction`` text part → a ``system`` row; a user content's
 ``functionResponse`` parts → native tool rows, its text / ``inlineData`` / ``fileData``
@@ -14,7 +16,6 @@ one per call; a call turn must follow a user or function-response turn.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,15 +31,18 @@ from fakes.rows import (
     tool_call_row,
     tool_result_row,
 )
+from fakes.wire import gemini_reply
 from fakes.wire.base import (
     ErrorKind,
     ReplyPlan,
     RequestContext,
+    StreamEvent,
     StreamMedia,
-    Unstreamed,
     WireError,
 )
 from fakes.wire.common import Invalid, arr, data_uri, join_user_parts, obj, objects, schema
+
+STREAM_METHOD = ":streamGenerateContent"
 
 RESPONSE_AFTER_CALL = (
     "Please ensure that function response turn comes immediately after a function call turn."
@@ -140,8 +144,13 @@ def _tools(tools: Any) -> tuple[ToolSchema, ...]:
     return tuple(out)
 
 
+def stream_media(ctx: RequestContext) -> StreamMedia:
+    """``alt=sse`` streams SSE events; otherwise the API sends one JSON array."""
+    return "sse" if ctx.query.get("alt") == "sse" else "json_array"
+
+
 @dataclass(frozen=True, slots=True)
-class GeminiGenerateContent(Unstreamed):
+class GeminiGenerateContent:
     name: WireName = "gemini"
     tool_id_prefix: str = ""
     stream_media: StreamMedia = "sse"
@@ -169,37 +178,24 @@ class GeminiGenerateContent(Unstreamed):
                 rows += _user_rows(parts, f"contents[{n}].parts")
         config = body.get("generationConfig") or {}
         max_out = config.get("maxOutputTokens") if isinstance(config, dict) else None
+        streamed = ctx.path.endswith(STREAM_METHOD)
         return CanonicalRequest(
             model=ctx.path_model or "",
             rows=tuple(rows),
             tools=_tools(body.get("tools")),
             max_output_tokens=max_out if isinstance(max_out, int) else None,
+            stream=streamed,
+            options={"stream_media": stream_media(ctx)} if streamed else {},
         )
 
     def reply(self, plan: ReplyPlan) -> JSONValue:
-        parts: list[JSONValue] = [{"text": plan.text}] if plan.text else []
-        parts += [
-            {"functionCall": {"name": c.name, "args": json.loads(c.arguments_json)}}
-            for c in plan.tool_calls
-        ]
-        u = plan.usage
-        usage: dict[str, JSONValue] = {
-            "promptTokenCount": u.input_tokens,
-            "candidatesTokenCount": u.output_tokens,
-            "totalTokenCount": u.total_tokens,
-            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": u.input_tokens}],
-        }
-        if u.cached_tokens:
-            usage["cachedContentTokenCount"] = u.cached_tokens
-        finish = "STOP" if plan.stop in ("stop", "tool_calls") else "MAX_TOKENS"
-        return {
-            "candidates": [
-                {"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}
-            ],
-            "usageMetadata": usage,
-            "modelVersion": plan.model,
-            "responseId": plan.response_id,
-        }
+        return gemini_reply.reply(plan)
+
+    def stream(self, plan: ReplyPlan) -> tuple[StreamEvent, ...]:
+        return gemini_reply.stream(plan)
+
+    def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
+        return (StreamEvent(event),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
         return gemini_error(status, message)

@@ -7,8 +7,8 @@ assistant message item just before it); each ``function_call_output`` → a nati
 row. ``reasoning`` items are not counted.
 
 Pairing, with the API's real messages: an output whose ``call_id`` no earlier call has,
-and a call with no later output, are 400s. ``previous_response_id`` is refused (the fake
-keeps no server-side state).
+and a call with no later output, are 400s. ``previous_response_id`` is resolved before
+decoding by the fake's store (``fakes.responses_store``); one left here is refused.
 """
 
 from __future__ import annotations
@@ -62,6 +62,17 @@ def _parts(content: Any, where: str) -> list[tuple[str, str]]:
             url = part.get("image_url") or part.get("file_id")
             out.append(("image", string(url, f"{where}[{n}].image_url")))
     return out
+
+
+def previous_response_not_found(response_id: str) -> WireError:
+    """The real 400 for a ``previous_response_id`` the API does not have (unknown, expired
+    or answered with ``store: false``): OpenAI API docs, WebSocket mode guide, "Errors to
+    handle" (``code``, ``message``, ``param``; ``type`` as in every 400 of this API)."""
+    message = f"Previous response with id '{response_id}' not found."
+    body = openai_error_body(
+        message, "invalid_request_error", "previous_response_id", "previous_response_not_found"
+    )
+    return WireError(400, body, detail="previous_response_id")
 
 
 def _pairing(status_message: str) -> WireError:
@@ -130,6 +141,12 @@ class _Builder:
             raise Invalid(f"Invalid value: '{role}'.")
 
 
+def _obfuscation_option(body: dict[str, Any]) -> dict[str, object]:
+    options = body.get("stream_options")
+    include = options.get("include_obfuscation") if isinstance(options, dict) else None
+    return {"include_obfuscation": include} if isinstance(include, bool) else {}
+
+
 def _tools(tools: Any) -> tuple[ToolSchema, ...]:
     out = []
     for n, tool in enumerate(objects(tools, "tools")):
@@ -154,9 +171,7 @@ def _usage(plan: ReplyPlan) -> JSONValue:
 
 
 def _message_item(plan: ReplyPlan, status: str, text: str) -> dict[str, JSONValue]:
-    content: list[JSONValue] = (
-        [{"type": "output_text", "text": text, "annotations": []}] if status == "completed" else []
-    )
+    content: list[JSONValue] = [_text_part(text)] if status == "completed" else []
     return {
         "type": "message",
         "id": f"msg_{plan.response_id[5:]}",
@@ -179,6 +194,26 @@ def _call_item(plan: ReplyPlan, n: int, status: str, arguments: str) -> dict[str
 
 
 _Event = tuple[str, dict[str, JSONValue]]
+OBFUSCATION_WIDTH = 16
+"""Streamed deltas carry ``obfuscation``, random characters that pad the delta to 16 (the
+recorded deltas and their padding add up to 16 characters: fantasy
+``TestOpenAIResponsesCommon/openai-gpt-4o-mini/simple_streaming.yaml``); the request's
+``stream_options.include_obfuscation: false`` turns it off (openai-python
+``types/responses/response_create_params.py``, ``StreamOptions``)."""
+
+
+def _text_part(text: str) -> JSONValue:
+    # ``logprobs: []`` in every output_text part (the recorded answers of fantasy, f6d4d1e)
+    return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+
+
+def _delta(plan: ReplyPlan, delta: str) -> dict[str, JSONValue]:
+    if not plan.obfuscate:
+        return {"delta": delta}
+    return {
+        "delta": delta,
+        "obfuscation": "x" * (OBFUSCATION_WIDTH - len(delta) % OBFUSCATION_WIDTH),
+    }
 
 
 def _text_events(plan: ReplyPlan, text: str) -> list[_Event]:
@@ -187,16 +222,18 @@ def _text_events(plan: ReplyPlan, text: str) -> list[_Event]:
         "output_index": 0,
         "content_index": 0,
     }
-    empty: JSONValue = {"type": "output_text", "text": "", "annotations": []}
-    full: JSONValue = {"type": "output_text", "text": text, "annotations": []}
+    empty, full = _text_part(""), _text_part(text)
     return [
         (
             "response.output_item.added",
             {"output_index": 0, "item": _message_item(plan, "in_progress", "")},
         ),
         ("response.content_part.added", {**where, "part": empty}),
-        *(("response.output_text.delta", {**where, "delta": p}) for p in text_pieces(text)),
-        ("response.output_text.done", {**where, "text": text}),
+        *(
+            ("response.output_text.delta", {**where, **_delta(plan, p), "logprobs": []})
+            for p in text_pieces(text)
+        ),
+        ("response.output_text.done", {**where, "text": text, "logprobs": []}),
         ("response.content_part.done", {**where, "part": full}),
         (
             "response.output_item.done",
@@ -216,7 +253,7 @@ def _call_events(plan: ReplyPlan, n: int, index: int) -> list[_Event]:
             "response.output_item.added",
             {"output_index": index, "item": _call_item(plan, n, "in_progress", "")},
         ),
-        ("response.function_call_arguments.delta", {**where, "delta": arguments}),
+        ("response.function_call_arguments.delta", {**where, **_delta(plan, arguments)}),
         ("response.function_call_arguments.done", {**where, "arguments": arguments}),
         (
             "response.output_item.done",
@@ -235,15 +272,8 @@ class OpenAIResponses:
     def decode(self, body: Any, ctx: RequestContext) -> CanonicalRequest:
         body = obj(body, "body")
         model = ctx.path_model or string(required(body, "model"), "model")
-        if body.get("previous_response_id") is not None:
-            message = f"Previous response with id '{body['previous_response_id']}' not found."
-            body_json = openai_error_body(
-                message,
-                "invalid_request_error",
-                "previous_response_id",
-                "previous_response_not_found",
-            )
-            raise WireError(400, body_json, detail="previous_response_id")
+        if body.get("previous_response_id") is not None:  # not resolved by a store
+            raise previous_response_not_found(str(body["previous_response_id"]))
         raw = required(body, "input")
         items = (
             [{"type": "message", "role": "user", "content": raw}]
@@ -264,7 +294,7 @@ class OpenAIResponses:
             tools=_tools(body.get("tools")),
             max_output_tokens=optional_int(body, "max_output_tokens"),
             stream=body.get("stream") is True,
-            options=cache_key_option(body),
+            options={**cache_key_option(body), **_obfuscation_option(body)},
         )
 
     def _response(self, plan: ReplyPlan, *, done: bool) -> dict[str, JSONValue]:
@@ -323,4 +353,9 @@ class OpenAIResponses:
         return {}
 
     def unknown_model(self, model: str) -> WireError:
-        return OpenAIChat().unknown_model(model)
+        # A 400 naming ``param: "model"``, unlike Chat Completions' 404 (pydantic/pydantic-ai
+        # tests/cassettes/test_model_name_suggestions/test_model_name_suggestion
+        # [openai-responses].yaml at 4fda389)
+        message = f"The requested model '{model}' does not exist."
+        body = openai_error_body(message, "invalid_request_error", "model", "model_not_found")
+        return WireError(400, body, detail="unknown model")

@@ -65,7 +65,7 @@ class SessionScriptedFake(FakeProvider):
         latency_ms: int = 0,
         caching: CachePolicyName | None = None,
     ) -> None:
-        # The global script only delays: app.py applies its latency before the answer.
+        # The global script only delays: app.py applies its latency before sending the answer.
         delay = FakeScript(default=FakeBehaviour(latency_ms=latency_ms))
         super().__init__(
             provider,

@@ -58,6 +58,7 @@ def fake_behaviour(step: StepSpec) -> fakes.FakeBehaviour:
         usage=fakes.UsageReport(**step.usage.model_dump()),
         fault=fakes.Fault(**fault.model_dump()) if fault else None,
         latency_ms=step.latency_ms,
+        when=fakes.StepCondition(**step.when.model_dump()) if step.when else None,
     )
 
 

@@ -5,6 +5,7 @@ The format is a scenario's ``fake.script`` and ``fake.default``, on their own::
     steps:                      # call N answers with steps[N-1] ...
       - {text: "looking", tool_calls: [{name: read_file, arguments: {path: a.txt}}]}
       - fault: {kind: rate_limit, retry_after: 3}
+      - {when: {contains: "Summarize"}, text: "summary"}  # ... a when step, its request
     default: {text: "done"}     # ... and every call after the steps with this
 
 A step is exactly a scenario's fake step (``StepSpec``), so unknown keys, wrong types
@@ -16,11 +17,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 import fakes
 from harness.scenarios.environment import fake_behaviour
-from harness.scenarios.fake_spec import StepSpec, _Strict
+from harness.scenarios.fake_spec import StepSpec, _Strict, refuse_default_when
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits, step_problems
 from harness.scenarios.loader import ScenarioError, locate, parse, read_text
 from harness.scenarios.problems import dotted, found, validation_problems
@@ -32,6 +33,11 @@ class FakeScriptFile(_Strict):
 
     steps: list[StepSpec] = Field(default_factory=list)
     default: StepSpec = StepSpec()
+
+    @model_validator(mode="after")
+    def _default_answers_any(self) -> FakeScriptFile:
+        refuse_default_when(self.default)
+        return self
 
 
 def _problems(path: Path, root: yaml.Node, located: list[tuple[Loc, str]]) -> ScenarioError:

@@ -70,14 +70,45 @@ class FaultSpec(_Strict):
         return self
 
 
+class WhenSpec(_Strict):
+    """Which request a step answers (``fakes.script.StepCondition``); every key given
+    must hold, and at least one is given."""
+
+    user_turn: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="the conversation's nth distinct user message (from 1)"
+    )
+    contains: Annotated[str, Field(min_length=1)] | None = Field(
+        default=None,
+        description="the newest user message or a system message contains this text",
+    )
+    retry: bool | None = Field(
+        default=None, description="the request is (true) or is not (false) the previous one"
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> WhenSpec:
+        if self.user_turn is None and self.contains is None and self.retry is None:
+            raise_if([((), "expected at least one of user_turn, contains, retry, found none")])
+        return self
+
+
 class StepSpec(_Strict):
-    """What the fake answers to one call: text and/or tool calls, usage, or a fault."""
+    """What the fake answers to one call: text and/or tool calls, usage, or a fault;
+    ``when``: the request it answers (else: the next call no ``when`` step takes)."""
 
     text: str | None = "This is a fake reply."
     tool_calls: list[ToolCallSpec] = []
     usage: UsageSpec = UsageSpec()
     fault: FaultSpec | None = None
     latency_ms: NonNegative = 0
+    when: WhenSpec | None = None
+
+
+def refuse_default_when(default: StepSpec) -> None:
+    """The default step answers every call no step takes: it names no request."""
+    if default.when is not None:
+        what = "expected no when on the default step (it answers every call no step takes)"
+        raise_if([(("default", "when"), f"{what}, found a condition")])
 
 
 class FakeSpec(_Strict):
@@ -99,3 +130,8 @@ class FakeSpec(_Strict):
         description="the fake's clock: call n is at n x this many seconds (cache lifetimes)",
     )
     provider_side: ProviderSideSpec = ProviderSideSpec()
+
+    @model_validator(mode="after")
+    def _default_answers_any(self) -> FakeSpec:
+        refuse_default_when(self.default)
+        return self

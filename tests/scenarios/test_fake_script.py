@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from fakes import FakeBehaviour, FakeScript, Fault, ScriptedReply, ScriptedToolCall, UsageReport
+from fakes import (
+    FakeBehaviour,
+    FakeScript,
+    Fault,
+    ScriptedReply,
+    ScriptedToolCall,
+    StepCondition,
+    UsageReport,
+)
 from harness.scenarios.fake_script import load_fake_script
 from harness.scenarios.loader import ScenarioError
 from tests.scenarios.support import cli, write
@@ -55,7 +63,7 @@ BAD = {
     "unknown-step-key": (
         SCRIPT.replace("  - text: looking", "  - txt: looking"),
         "2: steps[0].txt: expected one of the keys: text, tool_calls, usage, fault, latency_ms,"
-        " found unknown key 'txt' (did you mean 'text'?)",
+        " when, found unknown key 'txt' (did you mean 'text'?)",
     ),
     "unknown-fault-key": (
         SCRIPT.replace("retry_after: 3", "retry_afterr: 3"),
@@ -72,6 +80,27 @@ BAD = {
     "escaped-nul": (
         SCRIPT.replace("text: done", 'text: "do\\0ne"'),
         "8: default.text: expected printable text, found U+0000 (a control character)",
+    ),
+    "empty-when": (
+        SCRIPT.replace("{latency_ms: 40, text: late}", "{when: {}, text: late}"),
+        "6: steps[2].when: expected at least one of user_turn, contains, retry, found none",
+    ),
+    "user-turn-zero": (
+        SCRIPT.replace("{latency_ms: 40, text: late}", "{when: {user_turn: 0}, text: late}"),
+        "6: steps[2].when.user_turn: expected a number >= 1, found 0",
+    ),
+    "unknown-when-key": (
+        SCRIPT.replace("{latency_ms: 40, text: late}", "{when: {turn: 2}, text: late}"),
+        "6: steps[2].when.turn: expected one of the keys: user_turn, contains, retry,"
+        " found unknown key 'turn'",
+    ),
+    "retry-not-boolean": (
+        SCRIPT.replace("{latency_ms: 40, text: late}", "{when: {retry: yes please}}"),
+        "6: steps[2].when.retry: expected true or false, found 'yes please'",
+    ),
+    "when-on-default": (
+        SCRIPT.replace("default: {text: done}", "default: {text: done, when: {retry: true}}"),
+        "8: default.when: expected no when on the default step",
     ),
     "not-a-mapping": ("- text: a\n", "1: (top level): expected a script mapping, found a list"),
     "empty": ("", "1: (top level): expected a script mapping, the file is empty"),
@@ -99,6 +128,21 @@ def _serve(script: Path, *extra: str) -> list[str | Path]:
         "fake", "serve", "--provider", "openai", "--model", "m", "--context-window", "100",
         "--script", script, *extra,
     ]  # fmt: skip
+
+
+def test_when_steps_load_as_conditions(tmp_path: Path) -> None:
+    text = (
+        "steps:\n"
+        "  - {when: {user_turn: 2}, text: two}\n"
+        "  - {when: {contains: Summarize, retry: false}, text: summary}\n"
+        "  - {text: plain}\n"
+    )
+    steps = load_fake_script(write(tmp_path, "script.yaml", text)).steps
+    assert [s.when for s in steps] == [
+        StepCondition(user_turn=2),
+        StepCondition(contains="Summarize", retry=False),
+        None,
+    ]
 
 
 def test_fifo_script_is_refused_unread(tmp_path: Path) -> None:

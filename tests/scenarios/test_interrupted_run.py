@@ -42,6 +42,7 @@ def test_a_stopped_run_writes_every_output_marked_interrupted(
     write(library, "b-slow.yaml", SLOW)
     write(library, "c-never.yaml", scenario("c-never"))
     out = tmp_path / "out"
+    out.mkdir()  # outputs' folders must exist (none is created)
     running = start(
         ["run", library, "--transcript", out / "t", "--junit-xml", out / "junit.xml",
          "--metrics-out", out / "metrics.prom", "--otel-jsonl", out / "spans.jsonl"],

@@ -50,6 +50,15 @@ UNKNOWN_EDIT = scenario(  # a value ProviderContextEdited.edit can never hold
         "      - {kind: ProviderContextEdited, edit: clear_tools, compaction: compacted}\n",
     )
 )
+WHEN_ON_DEFAULT = scenario(
+    replace=('      default: {text: "ok"}\n', '      default: {text: "ok", when: {user_turn: 1}}\n')
+)
+EMPTY_WHEN = scenario(
+    replace=(
+        '      default: {text: "ok"}\n',
+        '      default: {text: "ok"}\n      script: [{when: {}, text: "x"}]\n',
+    )
+)
 
 CASES = {
     "typo": (
@@ -105,6 +114,16 @@ CASES = {
         "16: expect.events.items[0].edit: expected a ProviderContextEdited.edit:"
         " clear_tool_uses, clear_thinking, compaction, found 'clear_tools'"
         " (did you mean 'clear_tool_uses'?)",
+    ),
+    "when-on-default": (
+        WHEN_ON_DEFAULT,
+        "9: providers.openai.main.fake.default.when: expected no when on the default step"
+        " (it answers every call no step takes), found a condition",
+    ),
+    "empty-when": (
+        EMPTY_WHEN,
+        "10: providers.openai.main.fake.script[0].when: expected at least one of user_turn,"
+        " contains, retry, found none",
     ),
     "union": (
         UNION,

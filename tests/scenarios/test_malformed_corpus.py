@@ -46,6 +46,7 @@ def test_cli_exits_2_and_writes_nothing(tmp_path: Path, case: str, command: str)
     bad = library / f"{case}.yaml"
     bad.write_bytes(data)
     out = tmp_path / "out"
+    out.mkdir()  # outputs' folders must exist (none is created)
     extra: list[str | Path] = [] if command == "validate" else ["--junit-xml", out / "j.xml"]
     extra += [] if command == "validate" else ["--transcript", out / "t"]
     extra += [] if command == "validate" else ["--metrics-out", out / "m.prom"]
@@ -54,7 +55,7 @@ def test_cli_exits_2_and_writes_nothing(tmp_path: Path, case: str, command: str)
     assert any(line.startswith(f"{bad}:{expected}") for line in result.stderr.splitlines())
     assert "Traceback" not in result.stderr + result.stdout
     assert "PASS" not in result.stderr + result.stdout
-    assert not out.exists()
+    assert list(out.iterdir()) == []
     assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(
-        ["library", "a-valid.yaml", f"{case}.yaml"]
+        ["library", "a-valid.yaml", f"{case}.yaml", "out"]
     )
