@@ -13,6 +13,7 @@ from harness.events.kinds import (
     CallPurpose,
     CapacityChecked,
     Event,
+    EventSource,
     HistoryTrimmed,
     OverflowDetected,
     ProviderCallFinished,
@@ -26,6 +27,7 @@ from harness.events.kinds import (
     TurnFinished,
     TurnOutcome,
     TurnStarted,
+    WireFindingObserved,
     event_kind,
 )
 from harness.runtime import CompactionOutcome, ProviderEditKind
@@ -40,6 +42,7 @@ __all__ = [
     "CompactionOutcome",
     "Event",
     "EventBus",
+    "EventSource",
     "HistoryTrimmed",
     "Observer",
     "ObserverFailure",
@@ -56,5 +59,6 @@ __all__ = [
     "TurnFinished",
     "TurnOutcome",
     "TurnStarted",
+    "WireFindingObserved",
     "event_kind",
 ]
