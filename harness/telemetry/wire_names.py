@@ -38,16 +38,19 @@ MAX_WIRE_DETAIL_CHARS: Final = 500
 SPAN_WIRE_FINDING: Final = "trimscope.wire_finding"
 """The short span of a finding that arrives with no open span (the proxy opens none)."""
 
-# Finding kinds the dashboard and the alerts select (``harness.wire.FINDING_KINDS``; the
-# dashboards may import only ``names``, so they are spelled here).
-FINDING_TRIM: Final = "trim"
+# The ``kind`` label values the dashboard and the alerts select: ``harness.wire``'s finding
+# kinds, spelled again because dashboards import only ``names`` (a test holds them equal).
 FINDING_COMPACTION: Final = "compaction"
 FINDING_ORPHAN_TOOL_RESULT: Final = "orphan_tool_result"
 FINDING_ORPHAN_TOOL_CALL: Final = "orphan_tool_call"
-FINDING_OVERFLOW: Final = "overflow"
+FINDING_OVERFLOW_RETRY: Final = "overflow_retry"
 FINDING_POISONED_SESSION: Final = "poisoned_session"
 FINDING_CACHE_BREAK: Final = "cache_break"
+FINDING_UNOBSERVABLE: Final = "unobservable"
 BROKEN_PAIR_FINDINGS: Final = (FINDING_ORPHAN_TOOL_RESULT, FINDING_ORPHAN_TOOL_CALL)
+"""A tool result without its call, a call without its result: the request breaks pairing."""
+LOST_ROW_FINDINGS: Final = ("system_dropped", "system_changed", "user_dropped", "turn_order")
+"""Rows a trim must never touch, or their order: the system prompt, the user's messages."""
 
 _FINDING = (LABEL_KIND, LABEL_WIRE, LABEL_SOURCE)
 

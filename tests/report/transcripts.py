@@ -172,7 +172,9 @@ class Session:
         """A finding the proxy reports for the latest call (outside any turn)."""
         self.events.append(
             WireFindingObserved(
-                **{**self._common(), "turn_id": None},
+                session_id=self.session_id,
+                turn_id=None,  # the proxy sees requests, not turns
+                at=self._common()["at"],
                 finding=finding,
                 wire="anthropic",
                 call=self.calls,

@@ -376,7 +376,8 @@ def _exchange(status: int, body: bytes = b"{}") -> WireExchange:
 def wire_findings(session_id: str) -> list[tuple[WireExchange, list[Finding]]]:
     """Each exchange of a runtime on the wire and the findings the observer reads there: a
     trim with a broken pair and a cache break, a provider edit, a compaction, an overflow
-    that poisons the session, and an edit the events have no kind for."""
+    that poisons the session, an edit the events have no kind for, a retry after the
+    overflow that drops a user row, and an answer the observer cannot read."""
 
     def finding(call: int, kind: FindingKind, status: int | None = 200, **fields: Any) -> Finding:
         return Finding(session=session_id, call=call, kind=kind, status=status, **fields)
@@ -403,6 +404,11 @@ def wire_findings(session_id: str) -> list[tuple[WireExchange, list[Finding]]]:
             [finding(4, "overflow", status=400), finding(4, "poisoned_session", status=400)],
         ),
         (_exchange(200), [finding(5, "provider_edit", detail="truncation")]),
+        (
+            _exchange(200),
+            [finding(6, "overflow_retry"), finding(6, "user_dropped", dropped_messages=1)],
+        ),
+        (_exchange(502, b"<html>"), [finding(7, "unobservable", status=502)]),
     ]  # fmt: skip
 
 

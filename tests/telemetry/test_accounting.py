@@ -18,7 +18,7 @@ def test_every_decision_is_counted_once_and_recorded_once(harness: Harness) -> N
         "OverflowDetected": Tally(3, 3.0, 3),
         "RecoveryAttempted": Tally(2, 2.0, 2),
         "ProviderContextEdited": Tally(3, 3.0, 3),
-        "WireFindingObserved": Tally(8, 8.0, 8),
+        "WireFindingObserved": Tally(11, 11.0, 11),
     }
     assert unbalanced(tallies) == {}
 
