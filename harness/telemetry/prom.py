@@ -18,8 +18,8 @@ Two metrics need more than one event:
   refused or fails (a rate-limited attempt does not settle: the loop may try it again), or
   the turn ends first. The turn's end is its ``TurnFinished`` or, for drivers that emit no
   turn events (legacy, channel), the first event of another turn of the session; ``close``
-  settles what is still pending (``false``: the run ended first), so every
-  ``OverflowDetected`` is counted exactly once.
+  settles what is still pending (``false``: the run ended first; the oldest sessions sooner
+  past a bound), so every ``OverflowDetected`` is counted exactly once.
 
 Counters and histograms carry a ``trace_id`` exemplar when ``exemplars`` (the OTel
 observer's ``exemplar_of``, subscribed before this one) knows the session's latest span and
@@ -70,6 +70,9 @@ Exemplars = Callable[[str], "Mapping[str, str] | None"]
 """A session id's exemplar labels (its latest recorded trace), or ``None``."""
 MAX_OPEN_CALLS = 10_000
 """Calls started but not finished that are remembered (oldest forgotten first)."""
+MAX_PENDING_OVERFLOW_SESSIONS = 10_000
+"""Sessions with overflows not yet settled; past it the oldest settle as not recovered (a
+runtime on the wire has no turn to end, so an abandoned session would wait for ``close``)."""
 
 _Exemplar = Mapping[str, str]
 _Handler = Callable[[Any], None]
@@ -369,6 +372,8 @@ class PrometheusObserver(TypeDispatched):
         ].inc(1, exemplar)
         pending = self._overflows.setdefault(event.session_id, [])
         pending.append(_Overflow(event.call_id, event.turn_id, event.provider, error, event.source))
+        while len(self._overflows) > MAX_PENDING_OVERFLOW_SESSIONS:
+            self._settle(next(iter(self._overflows)), None, recovered=False)
 
     def _recovery(self, event: RecoveryAttempted) -> None:
         exemplar = self._exemplars(event.session_id)

@@ -12,6 +12,8 @@ import dataclasses
 import io
 import json
 
+import pytest
+
 from harness.events import (
     EventSource,
     HistoryTrimmed,
@@ -22,7 +24,7 @@ from harness.events import (
     WireFindingObserved,
 )
 from harness.proxy.events import events_for_findings, wire_call_id
-from harness.telemetry import TranscriptWriter, event_from_record, event_to_record
+from harness.telemetry import TranscriptWriter, event_from_record, event_to_record, prom
 from harness.telemetry import names as n
 from harness.wire import Finding, FindingKind
 from tests.telemetry.conftest import Harness
@@ -226,3 +228,18 @@ def test_without_a_provider_name_the_route_is_the_wire_format() -> None:
     assert trimmed.provider == WIRE
     assert isinstance(observed, WireFindingObserved)
     assert observed.provider is None  # the finding says what is known, no more
+
+
+def test_pending_overflows_of_too_many_sessions_settle_oldest_first(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runtime on the wire has no turn to end: an abandoned session's overflow would wait
+    for ``close``; past the bound the oldest settle, not recovered, each exactly once."""
+    monkeypatch.setattr(prom, "MAX_PENDING_OVERFLOW_SESSIONS", 2)
+    overflow = next(e for e in wire_session() if isinstance(e, OverflowDetected))
+    sessions = [dataclasses.replace(overflow, session_id=f"w{i}") for i in range(3)]
+    harness.publish(sessions)
+    settled = n.OVERFLOWS.name
+    assert value(harness.registry, settled, recovered="false", source="wire") == 1
+    harness.prom.close()
+    assert value(harness.registry, settled, recovered="false", source="wire") == 3
