@@ -17,7 +17,11 @@ reactive or reported-usage trim belong to the call that caused them, so they go 
 call's inference span (kept open for them after ``ProviderCallFinished``; its end time is
 still the finish time); budget resolutions, capacity checks, proactive and turn-limit trims
 precede or follow calls, so they go on the agent span. With no open span (a seeding trim
-outside a turn) the event gets a short span of its own, e.g. ``trimscope.trim``.
+outside a turn) the event gets a short span of its own, e.g. ``trimscope.trim``. A runtime
+seen on the wire: its trims and findings (``WireFindingObserved``) follow the call they were
+read from, and have short spans of their own when the proxy opened none; inference spans
+and the span events of trims, overflows, provider edits and findings say
+``trimscope.source`` (``agent`` or ``wire``).
 
 Sampling: the tracer provider's sampler decides (``OTEL_TRACES_SAMPLER`` by default). A span
 it dropped keeps nothing, so no attributes or span events are built for it, and its trace
