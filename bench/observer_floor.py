@@ -42,9 +42,9 @@ from bench.timing import CLOCK, gc_paused
 from harness.events import Event
 from harness.telemetry import names as n
 from harness.telemetry.fanout import Fanout
-from harness.telemetry.metrics import MetricSet
+from harness.telemetry.metrics import Children, MetricSet
 from harness.telemetry.otel import OtelObserver
-from harness.telemetry.prom import PrometheusObserver, _Children
+from harness.telemetry.prom import PrometheusObserver
 
 GOAL_FLOOR_RATIO = 1.15
 """Issue 15: the observers cost at most this much of the SDK floor for the same run."""
@@ -209,7 +209,7 @@ def record_program(events: Sequence[Event], exporter: SpanExporter) -> _Program:
     prom = PrometheusObserver(CollectorRegistry(), exemplars=otel.exemplar_of)
     names = {id(prom.metrics.family(spec)): spec.name for spec in n.METRICS}
     for value in vars(prom).values():
-        if isinstance(value, _Children):
+        if isinstance(value, Children):
             real = value._family
             value._family = _RecordingFamily(real, names[id(real)], program)
     for event in events:

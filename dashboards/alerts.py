@@ -39,6 +39,8 @@ RATE_WINDOW: Final = "5m"
 compatibility-window alert uses ``FALLBACK_WINDOW``."""
 REFUSAL_WINDOW: Final = "10m"
 FALLBACK_WINDOW: Final = "15m"
+WIRE_WINDOW: Final = "10m"
+"""How long a broken pair or a poisoned session found on the wire keeps its alert firing."""
 SPIKE_FOR: Final = "10m"
 SUSTAINED_FOR: Final = "10m"
 
@@ -170,12 +172,56 @@ def _compatibility_window() -> Alert:
     )
 
 
+def _wire_findings(kinds: Sequence[str], by: Sequence[str]) -> tuple[str, str]:
+    """Any finding of ``kinds`` in ``WIRE_WINDOW``, and its ``new_series`` clause: as for
+    capacity refusals, a finding's series appears with its first one, at 1, which
+    ``increase`` never counts."""
+    findings = n.WIRE_FINDINGS.name
+    selector = "{" + f'{n.LABEL_KIND}=~"{"|".join(kinds)}"' + "}"
+    new = f"{findings}{selector} unless {findings}{selector} offset {WIRE_WINDOW}"
+    return _sum_by(by, _increase(findings, selector, WIRE_WINDOW)), _sum_by(by, new) + " > 0"
+
+
+def _broken_tool_pairing() -> Alert:
+    measure, new_series = _wire_findings(n.BROKEN_PAIR_FINDINGS, (n.LABEL_WIRE, n.LABEL_KIND))
+    return Alert(
+        "TrimscopeBrokenToolPairing",
+        measure,
+        "> 0",
+        "Requests on the {{ $labels.wire }} wire break tool pairing ({{ $labels.kind }})",
+        "{{ $value | humanize }} request(s) on the {{ $labels.wire }} wire in the last "
+        f"{WIRE_WINDOW} broke tool pairing ({{{{ $labels.kind }}}}): a tool result without "
+        "the call it answers, or a call without its result. The runtime trimmed or "
+        "compacted through a tool round; providers reject such a request, or the model "
+        "answers without the tool's context.",
+        new_series=new_series,
+    )
+
+
+def _poisoned_session() -> Alert:
+    measure, new_series = _wire_findings((n.FINDING_POISONED_SESSION,), (n.LABEL_WIRE,))
+    return Alert(
+        "TrimscopePoisonedSession",
+        measure,
+        "> 0",
+        "A session on the {{ $labels.wire }} wire is poisoned",
+        "{{ $value | humanize }} poisoned-session finding(s) on the {{ $labels.wire }} wire "
+        f"in the last {WIRE_WINDOW}: the session's requests keep carrying a history the "
+        "provider rejects, so every further call fails the same way until the runtime "
+        "resets it. The session ids are on the findings' spans and transcript lines.",
+        severity="critical",
+        new_series=new_series,
+    )
+
+
 ALERTS: Final = (
     _recovery_failing(),
     _trims_spiking(),
     _near_window(),
     _capacity_refusals(),
     _compatibility_window(),
+    _broken_tool_pairing(),
+    _poisoned_session(),
 )
 
 

@@ -13,12 +13,13 @@ from typing import Final
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
-from dashboards import conformance, overview
+from dashboards import conformance, overview, wire
 from dashboards.grafana_fit import fit_grafana
 
 DASHBOARDS: Final[dict[str, Callable[[], Dashboard]]] = {
     f"{overview.UID}.json": overview.build,
     f"{conformance.UID}.json": conformance.build,
+    f"{wire.UID}.json": wire.build,
 }
 """File name → builder, for every dashboard the project ships."""
 

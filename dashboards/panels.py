@@ -23,9 +23,10 @@ DATASOURCE_VARIABLE: Final = "datasource"
 DATASOURCE: Final = common.DataSourceRef(type_val="prometheus", uid="${datasource}")
 REF_IDS: Final = "ABCDEFGHIJ"
 TAGS: Final = ["trimscope", "llm-agent", "context-trimming"]
-VARIABLE_SOURCE: Final = n.BUDGET_DECISIONS.name
-"""Every route resolves a budget before its first call: the series that lists jobs and
-providers."""
+VARIABLE_SOURCE: Final = '__name__=~"trimscope_.*"'
+"""The matcher of the series that list jobs and providers: every trimscope series. A route
+of the agent resolves a budget before its first call, but a runtime seen on the wire
+resolves none, so no single family lists both."""
 
 Panel: TypeAlias = timeseries.Panel | heatmap.Panel | stat.Panel | table.Panel
 
@@ -148,11 +149,11 @@ def table_panel(title: str, description: str, *queries: Query) -> table.Panel:
 def variables() -> list[dashboard.DatasourceVariable | dashboard.QueryVariable]:
     """``$datasource``, then ``$job`` and ``$provider`` (multi-value, "All" is ``.*``)."""
     source = dashboard.DatasourceVariable(DATASOURCE_VARIABLE).label("Data source")
-    job = _query_variable("job", "Job", f"label_values({VARIABLE_SOURCE}, job)")
+    job = _query_variable("job", "Job", f"label_values({{{VARIABLE_SOURCE}}}, job)")
     provider = _query_variable(
         "provider",
         "Provider",
-        f'label_values({VARIABLE_SOURCE}{{job=~"$job"}}, {n.LABEL_PROVIDER})',
+        f'label_values({{{VARIABLE_SOURCE},job=~"$job"}}, {n.LABEL_PROVIDER})',
     )
     return [source.type("prometheus"), job, provider]
 

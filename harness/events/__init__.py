@@ -1,7 +1,9 @@
 """Every event and decision record, and the bus observers sit on.
 
-Events are frozen, slotted dataclasses. Each kind is emitted through exactly one function
-of ``harness.agent.announce``; observers ``match`` every kind and end in ``assert_never``.
+Events are frozen, slotted dataclasses. Each kind the agent emits goes through exactly one
+function of ``harness.agent.announce``; the events of a runtime seen on the wire
+(``source="wire"``) are built by ``harness.proxy.events`` only. Observers ``match`` every
+kind and end in ``assert_never``.
 """
 
 from harness.events.bus import EventBus, Observer, ObserverFailure
@@ -13,6 +15,7 @@ from harness.events.kinds import (
     CallPurpose,
     CapacityChecked,
     Event,
+    EventSource,
     HistoryTrimmed,
     OverflowDetected,
     ProviderCallFinished,
@@ -26,6 +29,7 @@ from harness.events.kinds import (
     TurnFinished,
     TurnOutcome,
     TurnStarted,
+    WireFindingObserved,
     event_kind,
 )
 from harness.runtime import CompactionOutcome, ProviderEditKind
@@ -40,6 +44,7 @@ __all__ = [
     "CompactionOutcome",
     "Event",
     "EventBus",
+    "EventSource",
     "HistoryTrimmed",
     "Observer",
     "ObserverFailure",
@@ -56,5 +61,6 @@ __all__ = [
     "TurnFinished",
     "TurnOutcome",
     "TurnStarted",
+    "WireFindingObserved",
     "event_kind",
 ]

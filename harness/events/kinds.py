@@ -21,6 +21,17 @@ class TrimTrigger(StrEnum):
     REPORTED_USAGE = "reported_usage"
     REACTIVE = "reactive"
     TURN_LIMIT = "turn_limit"
+    # A trim inferred from a runtime's requests (``harness.wire``): which moment of that
+    # runtime's loop trimmed is not visible on the wire, so it is none of the above.
+    WIRE = "wire"
+
+
+class EventSource(StrEnum):
+    """Who reported an event: the reference agent's loop, or the wire observer reading a
+    runtime's requests through the proxy. Metrics carry it as the ``source`` label."""
+
+    AGENT = "agent"
+    WIRE = "wire"
 
 
 class TurnOutcome(StrEnum):
@@ -119,6 +130,7 @@ class ProviderCallStarted(_Base):
     estimate_tokens: int
     model_context_window: int
     compacted: bool  # the request used a trimmed history
+    source: EventSource = EventSource.AGENT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +148,7 @@ class ProviderCallFinished(_Base):
     finish_reasons: tuple[str, ...] = ()
     error_type: str | None = None
     status_code: int | None = None
+    source: EventSource = EventSource.AGENT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,6 +175,7 @@ class ProviderContextEdited(_Base):
     compaction_input_tokens: int | None = None
     compaction_output_tokens: int | None = None
     fallback: str | None = None
+    source: EventSource = EventSource.AGENT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,6 +190,7 @@ class OverflowDetected(_Base):
     reference_verdict: bool
     extended_verdict: bool
     message: str
+    source: EventSource = EventSource.AGENT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -211,6 +226,34 @@ class HistoryTrimmed(_Base):
     # Cache loss (issue 16): tokens of the route's last sent request that the trimmed
     # history no longer shares as a prefix; ``None`` where it is not measured (turn limit).
     cache_loss_tokens: int | None = None
+    source: EventSource = EventSource.AGENT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WireFindingObserved(_Base):
+    """One finding of the wire observer (``harness.wire.Finding``), for what the reference
+    has no event of its own (compactions, broken tool pairs, dropped system or user rows,
+    poisoned sessions, cache breaks...); the findings that have one (a trim, an overflow, a
+    provider edit) are reported with that event too. ``finding`` is the finding's kind
+    (``harness.wire.FINDING_KINDS``; named apart from the transcript's ``kind`` key),
+    ``call`` its 1-based call within the session, ``wire`` the wire format it was read
+    from (``harness.wire.WIRE_KINDS``). Plain strings: events import no ``harness.wire``."""
+
+    finding: str
+    wire: str
+    call: int
+    status_code: int | None
+    provider: str | None = None
+    model: str | None = None
+    dropped_messages: int | None = None
+    dropped_turns: int | None = None
+    kept_turns: int | None = None
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    breadcrumb: bool | None = None
+    on_turn_boundary: bool | None = None
+    detail: str = ""
+    source: EventSource = EventSource.WIRE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -240,6 +283,7 @@ Event: TypeAlias = (
     | OverflowDetected
     | RecoveryAttempted
     | HistoryTrimmed
+    | WireFindingObserved
     | ToolCallStarted
     | ToolCallFinished
 )
@@ -255,6 +299,7 @@ EVENT_KINDS: tuple[type[Event], ...] = (
     OverflowDetected,
     RecoveryAttempted,
     HistoryTrimmed,
+    WireFindingObserved,
     ToolCallStarted,
     ToolCallFinished,
 )

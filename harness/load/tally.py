@@ -28,14 +28,23 @@ from harness.events import (
     ToolCallStarted,
     TurnFinished,
     TurnStarted,
+    WireFindingObserved,
 )
 from harness.telemetry.names import UNKNOWN, trim_reason_label
 
 IGNORED: frozenset[type[Event]] = frozenset(
-    {TurnStarted, BudgetResolved, ProviderCallStarted, ToolCallStarted, ProviderContextEdited}
+    {
+        TurnStarted,
+        BudgetResolved,
+        ProviderCallStarted,
+        ToolCallStarted,
+        ProviderContextEdited,
+        WireFindingObserved,
+    }
 )
 """Kinds a load run does not count: their outcomes are counted from the kinds that close them
-(provider-side edits: the load fakes are not asked for any)."""
+(provider-side edits: the load fakes are not asked for any; wire findings: a load run drives
+the reference agent, not a runtime through the proxy)."""
 
 
 class LoadTally:

@@ -26,6 +26,7 @@ TRIGGER_COLOURS = {
     "reported_usage": "#7570b3",
     "reactive": "#d95f02",
     "turn_limit": "#e7298a",
+    "wire": "#66a61e",  # a trim read from a proxied runtime's requests (its transcript)
 }
 RECOVERY_OK = "retrying"
 

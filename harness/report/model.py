@@ -39,6 +39,7 @@ from harness.events import (
     TrimTrigger,
     TurnFinished,
     TurnStarted,
+    WireFindingObserved,
 )
 from harness.telemetry.transcript import InterruptedMark
 
@@ -130,8 +131,8 @@ class Session:
                 | RecoveryAttempted()
             ):
                 self._on_call(event)
-            case ProviderContextEdited():
-                pass  # provider-side edits are counted by telemetry; no report table yet
+            case ProviderContextEdited() | WireFindingObserved():
+                pass  # provider edits and wire findings are counted by telemetry; no table yet
             case _:
                 assert_never(event)
 

@@ -27,6 +27,7 @@ ACCOUNTED: Final[dict[str, n.MetricSpec]] = {
     "OverflowDetected": n.OVERFLOW_VERDICTS,
     "RecoveryAttempted": n.RECOVERIES,
     "ProviderContextEdited": n.PROVIDER_EDITS,
+    "WireFindingObserved": n.WIRE_FINDINGS,
 }
 """Decision kinds and the counter that counts them one-for-one; each kind's span event is
 ``names.SPAN_EVENT_OF_KIND[kind]``."""

@@ -20,6 +20,7 @@ from harness.events import (
     RecoveryAttempted,
     ToolCallStarted,
     TurnStarted,
+    WireFindingObserved,
 )
 from harness.telemetry import names as n
 
@@ -32,6 +33,7 @@ Decision: TypeAlias = (
     | OverflowDetected
     | RecoveryAttempted
     | ProviderContextEdited
+    | WireFindingObserved
 )
 """The events recorded as span events rather than spans."""
 
@@ -71,6 +73,7 @@ def call_start_attributes(event: ProviderCallStarted, operation: str) -> Attribu
     attributes[n.ATTR_WINDOW_TOKENS] = event.model_context_window
     if event.compacted:  # the convention sets it only ``true``
         attributes[n.GEN_AI_CONVERSATION_COMPACTED] = True
+    attributes[n.ATTR_SOURCE] = event.source
     return attributes
 
 
@@ -122,6 +125,8 @@ def decision_attributes_of(event: Decision) -> Callable[[Any], Attributes]:
             return _recovery
         case ProviderContextEdited():
             return _provider_edit
+        case WireFindingObserved():
+            return _wire_finding
         case _:
             assert_never(event)
 
@@ -169,6 +174,7 @@ def _trim(event: HistoryTrimmed) -> Attributes:
             n.ATTR_CHANNEL: event.channel,
             n.ATTR_AGENT_ALIAS: event.agent_alias,
             n.ATTR_CACHE_LOSS_TOKENS: event.cache_loss_tokens,
+            n.ATTR_SOURCE: event.source,
         }
     )
 
@@ -185,6 +191,7 @@ def _overflow(event: OverflowDetected) -> Attributes:
     attributes[n.ATTR_REFERENCE_VERDICT] = event.reference_verdict
     attributes[n.ATTR_EXTENDED_VERDICT] = event.extended_verdict
     attributes[n.ATTR_OVERFLOW_MESSAGE] = event.message[: n.MAX_OVERFLOW_MESSAGE_CHARS]
+    attributes[n.ATTR_SOURCE] = event.source
     return attributes
 
 
@@ -217,5 +224,29 @@ def _provider_edit(event: ProviderContextEdited) -> Attributes:
             n.ATTR_PROVIDER_EDIT_FALLBACK: event.fallback,
             n.ATTR_PROVIDER_EDIT_COMPACTION_INPUT: event.compaction_input_tokens,
             n.ATTR_PROVIDER_EDIT_COMPACTION_OUTPUT: event.compaction_output_tokens,
+            n.ATTR_SOURCE: event.source,
+        }
+    )
+
+
+def _wire_finding(event: WireFindingObserved) -> Attributes:
+    # the counts reuse the trim's keys: dropped messages and turns mean the same there
+    return _present(
+        {
+            n.ATTR_WIRE_FINDING: event.finding,
+            n.ATTR_WIRE: event.wire,
+            n.ATTR_WIRE_CALL: event.call,
+            n.HTTP_RESPONSE_STATUS_CODE: event.status_code,
+            n.ATTR_PROVIDER: event.provider,
+            n.ATTR_MODEL: event.model,
+            n.ATTR_DROPPED_MESSAGES: event.dropped_messages,
+            n.ATTR_DROPPED_TURNS: event.dropped_turns,
+            n.ATTR_KEPT_TURNS: event.kept_turns,
+            n.ATTR_TOKENS_BEFORE: event.tokens_before,
+            n.ATTR_TOKENS_AFTER: event.tokens_after,
+            n.ATTR_WIRE_BREADCRUMB: event.breadcrumb,
+            n.ATTR_WIRE_ON_TURN_BOUNDARY: event.on_turn_boundary,
+            n.ATTR_WIRE_DETAIL: event.detail[: n.MAX_WIRE_DETAIL_CHARS] or None,
+            n.ATTR_SOURCE: event.source,
         }
     )

@@ -10,8 +10,8 @@ Fed by the same events as the Prometheus observer and priced by the one formula
 - ``HistoryTrimmed`` with ``cache_loss_tokens`` → ``trimscope_cache_loss_usd_total``.
 
 A model the lookup cannot price is skipped (the load summary says which one); labels are
-the route's provider and model as the other metrics have them. Only built with a table:
-without one, none of these series exists.
+the route's provider and model as the other metrics have them, and the event's ``source``.
+Only built with a table: without one, none of these series exists.
 """
 
 from __future__ import annotations
@@ -60,11 +60,11 @@ class CostObserver:
             event.cache_creation_input_tokens or 0,
             event.output_tokens or 0,
         )
-        route = (event.provider, event.model or n.UNKNOWN)
+        route = (event.provider, event.model or n.UNKNOWN, event.source)
         discount, premium = usage.read_discount(price), usage.write_premium(price)
         with self._lock:
             for part, amount in zip(n.COST_PARTS, usage.parts(price), strict=True):
-                self._cost.labels(*route, part).inc(amount)
+                self._cost.labels(*route[:2], part, event.source).inc(amount)
             # A negative discount (cached dearer than input) is a premium, and the other
             # way round: a counter only grows, and saved − premium stays ``Usage.saved``.
             self._saved.labels(*route).inc(max(0.0, discount) + max(0.0, -premium))
@@ -74,7 +74,7 @@ class CostObserver:
         price = self._price_of(event.model)
         if price is None:
             return
-        labels = (str(event.trigger), event.provider or n.UNKNOWN)
+        labels = (str(event.trigger), event.provider or n.UNKNOWN, event.source)
         with self._lock:
             # cached input dearer than input would make a negative loss: nothing was lost
             self._loss.labels(*labels).inc(max(0.0, lost(tokens, price)))

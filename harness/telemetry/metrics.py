@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -51,3 +51,18 @@ class MetricSet:
 
     def histogram(self, spec: n.MetricSpec) -> Histogram:
         return self._histograms[spec.name]
+
+
+class Children(dict[tuple[str, ...], Any]):
+    """A family's children by label values, each looked up in the client once and kept
+    (``labels()`` locks and validates on every call)."""
+
+    __slots__ = ("_family",)
+
+    def __init__(self, family: Any) -> None:
+        super().__init__()
+        self._family = family
+
+    def __missing__(self, labels: tuple[str, ...]) -> Any:
+        child = self[labels] = self._family.labels(*labels)
+        return child

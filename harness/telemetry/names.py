@@ -15,15 +15,28 @@ belong in spans and exemplars, never in labels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from harness.runtime.budget import WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 
-# Span events and trimscope.* span attributes live in span_names (module size); re-exported
-# here so that observers, dashboards and tests keep one import.
+# Span events and trimscope.* span attributes (span_names), MetricSpec and the buckets
+# (metric_spec), the source label and the wire observer's names (wire_names) live in modules
+# of their own (module size); re-exported here so that observers, dashboards and tests keep
+# one import.
+from harness.telemetry.metric_spec import *  # noqa: F403
+from harness.telemetry.metric_spec import (
+    DROPPED_MESSAGES_BUCKETS,
+    DROPPED_TURNS_BUCKETS,
+    ESTIMATE_ACCURACY_BUCKETS,
+    GEN_AI_DURATION_BUCKETS,
+    GEN_AI_TOKEN_USAGE_BUCKETS,
+    UTILIZATION_BUCKETS,
+    MetricSpec,
+)
 from harness.telemetry.span_names import *  # noqa: F403
+from harness.telemetry.wire_names import *  # noqa: F403
+from harness.telemetry.wire_names import LABEL_SOURCE, SPAN_WIRE_FINDING, WIRE_METRICS
 
 # --- instrumentation scope ------------------------------------------------------------------
 
@@ -90,6 +103,7 @@ OUTSIDE_TURN_SPANS: Final[dict[str, str]] = {
     "OverflowDetected": "trimscope.overflow",
     "RecoveryAttempted": "trimscope.recovery",
     "ProviderContextEdited": "trimscope.provider_edit",
+    "WireFindingObserved": SPAN_WIRE_FINDING,
 }
 """Span names for decision events that arrive with no open span to carry them."""
 
@@ -148,44 +162,7 @@ def bool_label(value: bool) -> str:
     return "true" if value else "false"
 
 
-# --- buckets --------------------------------------------------------------------------------
-
-GEN_AI_TOKEN_USAGE_BUCKETS: Final = (
-    1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0,
-    4194304.0, 16777216.0, 67108864.0,
-)  # fmt: skip
-"""gen-ai-metrics.md advisory buckets for ``gen_ai.client.token.usage``."""
-GEN_AI_DURATION_BUCKETS: Final = (
-    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-)  # fmt: skip
-"""gen-ai-metrics.md advisory buckets for ``gen_ai.client.operation.duration``."""
-DROPPED_MESSAGES_BUCKETS: Final = tuple(float(2**power) for power in range(11))
-"""1, 2, 4, ... 1024 messages."""
-DROPPED_TURNS_BUCKETS: Final = tuple(float(2**power) for power in range(9))
-"""1, 2, 4, ... 256 turns."""
-UTILIZATION_BUCKETS: Final = (
-    0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.25, 1.5, 2.0,
-)  # fmt: skip
-"""Request estimate ÷ window; above 1.0 only for refused or overflowing calls."""
-ESTIMATE_ACCURACY_BUCKETS: Final = (0.5, 0.75, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25, 1.5, 2.0)
-"""Reported input tokens ÷ our estimate."""
-
 # --- Prometheus metrics ---------------------------------------------------------------------
-
-MetricType = Literal["counter", "gauge", "histogram"]
-
-
-@dataclass(frozen=True, slots=True)
-class MetricSpec:
-    """One exported metric family. ``name`` is what PromQL queries (counters end ``_total``;
-    histograms add ``_bucket``/``_sum``/``_count``)."""
-
-    name: str
-    type: MetricType
-    help: str
-    labels: tuple[str, ...]
-    buckets: tuple[float, ...] = ()
-
 
 RUN_INTERRUPTED: Final = "trimscope_run_interrupted"
 """Gauge set to 1, labelled with the signal, when SIGINT or SIGTERM stopped the run: a
@@ -194,26 +171,29 @@ decisions; this marks a run), and only registered when it happens."""
 LABEL_SIGNAL: Final = "signal"
 
 _ROUTE = (LABEL_PROVIDER, LABEL_MODEL)
+_SOURCED_ROUTE = (*_ROUTE, LABEL_SOURCE)
 _GEN_AI = (LABEL_GEN_AI_OPERATION, LABEL_GEN_AI_PROVIDER, LABEL_GEN_AI_MODEL)
+# What trims feed: by trigger, provider and who reported the trim.
+_TRIGGER = (LABEL_TRIGGER, LABEL_PROVIDER, LABEL_SOURCE)
 
 TRIMS: Final = MetricSpec(
     "trimscope_history_trims_total",
     "counter",
     "History trims, one per HistoryTrimmed event.",
-    (LABEL_REASON, LABEL_TRIGGER, LABEL_PROVIDER),
+    (LABEL_REASON, LABEL_TRIGGER, LABEL_PROVIDER, LABEL_SOURCE),
 )
 DROPPED_MESSAGES: Final = MetricSpec(
     "trimscope_history_dropped_messages",
     "histogram",
     "Messages dropped by one trim.",
-    (LABEL_TRIGGER, LABEL_PROVIDER),
+    _TRIGGER,
     DROPPED_MESSAGES_BUCKETS,
 )
 DROPPED_TURNS: Final = MetricSpec(
     "trimscope_history_dropped_turns",
     "histogram",
     "Whole user turns dropped by one trim.",
-    (LABEL_TRIGGER, LABEL_PROVIDER),
+    _TRIGGER,
     DROPPED_TURNS_BUCKETS,
 )
 BUDGET_TOKENS: Final = MetricSpec(
@@ -232,7 +212,7 @@ UTILIZATION: Final = MetricSpec(
     "trimscope_context_utilization_ratio",
     "histogram",
     "Peak request size of one call (max of estimate and reported input) over the window.",
-    _ROUTE,
+    _SOURCED_ROUTE,
     UTILIZATION_BUCKETS,
 )
 CAPACITY_CHECKS: Final = MetricSpec(
@@ -251,13 +231,19 @@ OVERFLOWS: Final = MetricSpec(
     "trimscope_provider_overflows_total",
     "counter",
     "Provider context overflows, counted when their recovery is settled.",
-    (LABEL_PROVIDER, LABEL_ERROR_TYPE, LABEL_RECOVERED),
+    (LABEL_PROVIDER, LABEL_ERROR_TYPE, LABEL_RECOVERED, LABEL_SOURCE),
 )
 OVERFLOW_VERDICTS: Final = MetricSpec(
     "trimscope_overflow_classifications_total",
     "counter",
     "Provider errors classified as overflow, by what each classifier said.",
-    (LABEL_PROVIDER, LABEL_ERROR_TYPE, LABEL_REFERENCE_VERDICT, LABEL_EXTENDED_VERDICT),
+    (
+        LABEL_PROVIDER,
+        LABEL_ERROR_TYPE,
+        LABEL_REFERENCE_VERDICT,
+        LABEL_EXTENDED_VERDICT,
+        LABEL_SOURCE,
+    ),
 )
 RECOVERIES: Final = MetricSpec(
     "trimscope_overflow_recoveries_total",
@@ -269,14 +255,14 @@ ESTIMATE_ACCURACY: Final = MetricSpec(
     "trimscope_reported_to_estimated_tokens_ratio",
     "histogram",
     "Input tokens the provider reported over the harness's estimate for the same request.",
-    _ROUTE,
+    _SOURCED_ROUTE,
     ESTIMATE_ACCURACY_BUCKETS,
 )
 PROVIDER_CALLS: Final = MetricSpec(
     "trimscope_provider_calls_total",
     "counter",
     "Finished provider calls by outcome.",
-    (*_ROUTE, LABEL_OUTCOME),
+    (*_ROUTE, LABEL_OUTCOME, LABEL_SOURCE),
 )
 TURNS: Final = MetricSpec(
     "trimscope_turns_total", "counter", "Finished agent turns by outcome.", (LABEL_OUTCOME,)
@@ -300,19 +286,19 @@ INPUT_TOKENS: Final = MetricSpec(
     "trimscope_provider_input_tokens_total",
     "counter",
     "Input tokens providers reported, by cache: read (hits), write, uncached (the rest).",
-    (*_ROUTE, LABEL_CACHE),
+    (*_ROUTE, LABEL_CACHE, LABEL_SOURCE),
 )
 CACHE_LOSS: Final = MetricSpec(
     "trimscope_cache_loss_tokens_total",
     "counter",
     "Tokens of the route's last request a trimmed history no longer shares as a prefix.",
-    (LABEL_TRIGGER, LABEL_PROVIDER),
+    _TRIGGER,
 )
 TRIMMED_TOKENS: Final = MetricSpec(
     "trimscope_history_trimmed_tokens_total",
     "counter",
     "Estimated tokens client-side trims removed (tokens_before - tokens_after).",
-    (LABEL_TRIGGER, LABEL_PROVIDER),
+    _TRIGGER,
 )
 PROVIDER_EDIT_APPLIED: Final = "applied"
 """``outcome`` label of a clearing edit; a compaction's is ``compacted`` or ``failed``."""
@@ -320,33 +306,33 @@ PROVIDER_EDITS: Final = MetricSpec(
     "trimscope_provider_context_edits_total",
     "counter",
     "Provider-side context edits, one per ProviderContextEdited event.",
-    (LABEL_EDIT, LABEL_OUTCOME, LABEL_PROVIDER),
+    (LABEL_EDIT, LABEL_OUTCOME, LABEL_PROVIDER, LABEL_SOURCE),
 )
 PROVIDER_CLEARED_TOKENS: Final = MetricSpec(
     "trimscope_provider_cleared_input_tokens_total",
     "counter",
     "Input tokens the provider reports clearing, by edit kind.",
-    (LABEL_EDIT, LABEL_PROVIDER),
+    (LABEL_EDIT, LABEL_PROVIDER, LABEL_SOURCE),
 )
 PROVIDER_COMPACTION_TOKENS: Final = MetricSpec(
     "trimscope_provider_compaction_tokens_total",
     "counter",
     "Tokens the provider's compaction step read (input) and wrote (output), as its usage"
     " iterations report them: billed besides the call's own usage.",
-    (LABEL_TOKEN_TYPE, LABEL_PROVIDER),
+    (LABEL_TOKEN_TYPE, LABEL_PROVIDER, LABEL_SOURCE),
 )
 GEN_AI_TOKEN_USAGE: Final = MetricSpec(
     "gen_ai_client_token_usage",
     "histogram",
     "Tokens used per GenAI call (gen_ai.client.token.usage).",
-    (*_GEN_AI, LABEL_GEN_AI_TOKEN_TYPE),
+    (*_GEN_AI, LABEL_GEN_AI_TOKEN_TYPE, LABEL_SOURCE),
     GEN_AI_TOKEN_USAGE_BUCKETS,
 )
 GEN_AI_DURATION: Final = MetricSpec(
     "gen_ai_client_operation_duration_seconds",
     "histogram",
     "Duration of GenAI calls (gen_ai.client.operation.duration).",
-    (*_GEN_AI, LABEL_ERROR_TYPE),
+    (*_GEN_AI, LABEL_ERROR_TYPE, LABEL_SOURCE),
     GEN_AI_DURATION_BUCKETS,
 )
 
@@ -376,6 +362,7 @@ METRICS: Final = (
     PROVIDER_EDITS,
     PROVIDER_CLEARED_TOKENS,
     PROVIDER_COMPACTION_TOKENS,
+    *WIRE_METRICS,
 )
 
 # --- cost (issue 16): only with a price table (``telemetry.cost``), so not in ``METRICS`` ---
@@ -391,25 +378,25 @@ COST: Final = MetricSpec(
     "trimscope_cost_usd_total",
     "counter",
     "What successful provider calls cost at the price table's rates, by part of the usage.",
-    (*_ROUTE, LABEL_PART),
+    (*_ROUTE, LABEL_PART, LABEL_SOURCE),
 )
 CACHE_SAVED: Final = MetricSpec(
     "trimscope_cache_saved_usd_total",
     "counter",
     "What cache reads cost less than the same input uncached.",
-    _ROUTE,
+    _SOURCED_ROUTE,
 )
 CACHE_WRITE_PREMIUM: Final = MetricSpec(
     "trimscope_cache_write_premium_usd_total",
     "counter",
     "What cache writes cost more than the same input uncached (saved minus this is net).",
-    _ROUTE,
+    _SOURCED_ROUTE,
 )
 CACHE_LOSS_COST: Final = MetricSpec(
     "trimscope_cache_loss_usd_total",
     "counter",
     "Cache loss tokens priced as sent again uncached (input minus cached input).",
-    (LABEL_TRIGGER, LABEL_PROVIDER),
+    _TRIGGER,
 )
 COST_METRICS: Final = (COST, CACHE_SAVED, CACHE_WRITE_PREMIUM, CACHE_LOSS_COST)
 """Registered by the cost observer only when a price table is given: no table, no series."""

@@ -17,7 +17,11 @@ reactive or reported-usage trim belong to the call that caused them, so they go 
 call's inference span (kept open for them after ``ProviderCallFinished``; its end time is
 still the finish time); budget resolutions, capacity checks, proactive and turn-limit trims
 precede or follow calls, so they go on the agent span. With no open span (a seeding trim
-outside a turn) the event gets a short span of its own, e.g. ``trimscope.trim``.
+outside a turn) the event gets a short span of its own, e.g. ``trimscope.trim``. A runtime
+seen on the wire: its trims and findings (``WireFindingObserved``) follow the call they were
+read from, and have short spans of their own when the proxy opened none; inference spans
+and the span events of trims, overflows, provider edits and findings say
+``trimscope.source`` (``agent`` or ``wire``).
 
 Sampling: the tracer provider's sampler decides (``OTEL_TRACES_SAMPLER`` by default). A span
 it dropped keeps nothing, so no attributes or span events are built for it, and its trace
@@ -43,7 +47,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, assert_never
 
@@ -67,7 +70,7 @@ from harness.events import (
     TrimTrigger,
     TurnFinished,
     TurnStarted,
-    event_kind,
+    WireFindingObserved,
 )
 from harness.telemetry import names as n
 from harness.telemetry.attributes import (
@@ -76,15 +79,14 @@ from harness.telemetry.attributes import (
     agent_start_attributes,
     call_finish_attributes,
     call_start_attributes,
-    decision_attributes_of,
     tool_start_attributes,
 )
 from harness.telemetry.fanout import TypeDispatched
 from harness.telemetry.otel_spans import (
     CallSpan,
+    DecisionKind,
     SessionSpans,
     caused_by,
-    names_its_call,
     set_outcome,
 )
 
@@ -92,30 +94,14 @@ DEFAULT_MAX_SESSIONS = 10_000
 """Sessions whose last trace id is remembered for exemplars (the one whose trace id changed
 least recently is forgotten first)."""
 
-_FOLLOW_UP_TRIGGERS = frozenset({TrimTrigger.REACTIVE, TrimTrigger.REPORTED_USAGE})
+# A wire trim is read from one call's request: like a reactive or reported-usage trim, it
+# belongs to that call's span when one is open.
+_FOLLOW_UP_TRIGGERS = frozenset(
+    {TrimTrigger.REACTIVE, TrimTrigger.REPORTED_USAGE, TrimTrigger.WIRE}
+)
 
 
 _Handler = Callable[[Any], None]
-
-
-@dataclass(frozen=True, slots=True)
-class _DecisionKind:
-    """What every decision event of one type shares, looked up once per type."""
-
-    span_event: str
-    outside_span: str  # the short span of one that arrives with no open span
-    attributes: Callable[[Any], Attributes]
-    names_call: bool  # whether it names the call it follows (see ``caused_by``)
-
-    @classmethod
-    def of(cls, event: Decision) -> _DecisionKind:
-        kind = event_kind(event)
-        return cls(
-            n.SPAN_EVENT_OF_KIND[kind],
-            n.OUTSIDE_TURN_SPANS[kind],
-            decision_attributes_of(event),
-            names_its_call(event),
-        )
 
 
 class OtelObserver(TypeDispatched):
@@ -187,13 +173,15 @@ class OtelObserver(TypeDispatched):
             case ToolCallFinished():
                 return self._tool_finished
             case BudgetResolved() | CapacityChecked():
-                return partial(self._decision, _DecisionKind.of(event), False)
+                return partial(self._decision, DecisionKind.of(event), False)
             case HistoryTrimmed():
-                return partial(self._trimmed, _DecisionKind.of(event))
+                return partial(self._trimmed, DecisionKind.of(event))
             case OverflowDetected() | RecoveryAttempted():
-                return partial(self._decision, _DecisionKind.of(event), True)
+                return partial(self._decision, DecisionKind.of(event), True)
             case ProviderContextEdited():
-                return partial(self._provider_edited, _DecisionKind.of(event))
+                return partial(self._provider_edited, DecisionKind.of(event))
+            case WireFindingObserved():  # a follow-up of the exchange it was read from
+                return partial(self._decision, DecisionKind.of(event), True)
             case _:
                 assert_never(event)
 
@@ -328,10 +316,10 @@ class OtelObserver(TypeDispatched):
 
     # --- decisions ----------------------------------------------------------------------
 
-    def _trimmed(self, kind: _DecisionKind, event: HistoryTrimmed) -> None:
+    def _trimmed(self, kind: DecisionKind, event: HistoryTrimmed) -> None:
         self._decision(kind, event.trigger in _FOLLOW_UP_TRIGGERS, event)
 
-    def _provider_edited(self, kind: _DecisionKind, event: ProviderContextEdited) -> None:
+    def _provider_edited(self, kind: DecisionKind, event: ProviderContextEdited) -> None:
         """A span event on its call's span; the context the model saw was compacted, so
         the span says ``gen_ai.conversation.compacted`` (unless the compaction failed)."""
         self._decision(kind, True, event)
@@ -341,7 +329,7 @@ class OtelObserver(TypeDispatched):
         if call is not None and call.call_id == event.call_id and not failed:
             call.span.set_attribute(n.GEN_AI_CONVERSATION_COMPACTED, True)
 
-    def _decision(self, kind: _DecisionKind, follow_up: bool, event: Decision) -> None:
+    def _decision(self, kind: DecisionKind, follow_up: bool, event: Decision) -> None:
         """A span event on the span it belongs to (``follow_up``: possibly the open call's),
         else on a short span of its own."""
         session_id = event.session_id

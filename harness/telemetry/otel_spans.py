@@ -1,17 +1,20 @@
-"""The span state ``harness.telemetry.otel`` keeps per session, and two rules it applies:
-how a finished span records its outcome, and which open call a follow-up event belongs to.
+"""The span state ``harness.telemetry.otel`` keeps per session, what it keeps per decision
+event type, and two rules it applies: how a finished span records its outcome, and which
+open call a follow-up event belongs to.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, Status, StatusCode
 
-from harness.events import OverflowDetected, ProviderContextEdited, RecoveryAttempted
+from harness.events import OverflowDetected, ProviderContextEdited, RecoveryAttempted, event_kind
 from harness.telemetry import names as n
-from harness.telemetry.attributes import Attributes, Decision
+from harness.telemetry.attributes import Attributes, Decision, decision_attributes_of
 
 
 @dataclass(slots=True)
@@ -60,3 +63,23 @@ def caused_by(event: Decision, call: CallSpan, names_call: bool) -> bool:
     if names_call:
         return event.call_id == call.call_id  # type: ignore[union-attr]
     return call.end_ns is not None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionKind:
+    """What every decision event of one type shares, looked up once per type."""
+
+    span_event: str
+    outside_span: str  # the short span of one that arrives with no open span
+    attributes: Callable[[Any], Attributes]
+    names_call: bool  # whether it names the call it follows (see ``caused_by``)
+
+    @classmethod
+    def of(cls, event: Decision) -> DecisionKind:
+        kind = event_kind(event)
+        return cls(
+            n.SPAN_EVENT_OF_KIND[kind],
+            n.OUTSIDE_TURN_SPANS[kind],
+            decision_attributes_of(event),
+            names_its_call(event),
+        )

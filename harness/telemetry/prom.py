@@ -4,7 +4,8 @@ One event, one update, so the counters account exactly (``accounting.py``):
 ``HistoryTrimmed`` → trims, dropped messages and turns; ``BudgetResolved`` → budget
 decisions and the route's budget and window gauges; ``CapacityChecked`` → capacity checks
 (and refusals); ``OverflowDetected`` → classifier verdicts; ``RecoveryAttempted`` →
-recoveries; ``ProviderCallFinished`` → calls, GenAI duration and token usage, utilisation.
+recoveries; ``ProviderCallFinished`` → calls, GenAI duration and token usage, utilisation;
+``WireFindingObserved`` → wire findings (``prom_wire.py``), all by ``source`` where it applies.
 
 Two metrics need more than one event:
 
@@ -15,10 +16,10 @@ Two metrics need more than one event:
 - an overflow is counted once its recovery is settled, with ``recovered``: ``true`` when
   the session's next provider call succeeds; ``false`` when recovery gives up, the retry is
   refused or fails (a rate-limited attempt does not settle: the loop may try it again), or
-  the turn ends first. The turn's end is its ``TurnFinished`` or, for
-  drivers that emit no turn events (legacy, channel), the first event of another turn of
-  the session; ``close`` settles what is still pending (``false``: the run ended first), so
-  every ``OverflowDetected`` is counted exactly once.
+  the turn ends first. The turn's end is its ``TurnFinished`` or, for drivers that emit no
+  turn events (legacy, channel), the first event of another turn of the session; ``close``
+  settles what is still pending (``false``: the run ended first; the oldest sessions sooner
+  past a bound), so every ``OverflowDetected`` is counted exactly once.
 
 Counters and histograms carry a ``trace_id`` exemplar when ``exemplars`` (the OTel
 observer's ``exemplar_of``, subscribed before this one) knows the session's latest span and
@@ -58,26 +59,30 @@ from harness.events import (
     ToolCallStarted,
     TurnFinished,
     TurnStarted,
+    WireFindingObserved,
 )
 from harness.telemetry import names as n
 from harness.telemetry.fanout import TypeDispatched
-from harness.telemetry.metrics import MetricSet
+from harness.telemetry.metrics import Children, MetricSet
+from harness.telemetry.prom_wire import WireFindingMetrics
 
 Exemplars = Callable[[str], "Mapping[str, str] | None"]
 """A session id's exemplar labels (its latest recorded trace), or ``None``."""
 MAX_OPEN_CALLS = 10_000
 """Calls started but not finished that are remembered (oldest forgotten first)."""
+MAX_PENDING_OVERFLOW_SESSIONS = 10_000
+"""Sessions with overflows not yet settled; past it the oldest settle as not recovered (a
+runtime on the wire has no turn to end, so an abandoned session would wait for ``close``)."""
 
 _Exemplar = Mapping[str, str]
 _Handler = Callable[[Any], None]
-
-
 _Update = Callable[[float, _Exemplar | None], None]
 _Finish = tuple[_Update, _Update, _Update, _Update, _Update, _Update, _Update]
 """A call finish's updates: calls, duration, input usage, cache read, cache write,
 uncached input, output usage (``_unreported`` for a count the call does not report)."""
-
-
+_CallKey = tuple[str, str | None, str, str | None, str]
+"""A finished call's provider, model, outcome, error type and source."""
+_FinishKey = tuple[str, str | None, str, str | None, str, bool, bool]
 _Budget = tuple[_Update, Callable[[float], None], Callable[[float], None]]
 
 
@@ -97,6 +102,7 @@ class _OpenCall:
     model: str
     estimate_tokens: int
     window: int
+    source: str
 
 
 @dataclass(slots=True)
@@ -105,21 +111,7 @@ class _Overflow:
     turn_id: str | None
     provider: str
     error_type: str
-
-
-class _Children(dict[tuple[str, ...], Any]):
-    """A family's children by label values, each looked up in the client once and kept
-    (``labels()`` locks and validates on every call)."""
-
-    __slots__ = ("_family",)
-
-    def __init__(self, family: Any) -> None:
-        super().__init__()
-        self._family = family
-
-    def __missing__(self, labels: tuple[str, ...]) -> Any:
-        child = self[labels] = self._family.labels(*labels)
-        return child
+    source: str
 
 
 class PrometheusObserver(TypeDispatched):
@@ -145,7 +137,7 @@ class PrometheusObserver(TypeDispatched):
         )
         self._calls: OrderedDict[tuple[str, str], _OpenCall] = OrderedDict()
         self._overflows: dict[str, list[_Overflow]] = {}
-        children = {spec.name: _Children(self.metrics.family(spec)) for spec in n.METRICS}
+        children = {spec.name: Children(self.metrics.family(spec)) for spec in n.METRICS}
         self._turns = children[n.TURNS.name]
         self._trims = children[n.TRIMS.name]
         self._dropped_messages = children[n.DROPPED_MESSAGES.name]
@@ -171,11 +163,12 @@ class PrometheusObserver(TypeDispatched):
         self._provider_edits = children[n.PROVIDER_EDITS.name]
         self._provider_cleared = children[n.PROVIDER_CLEARED_TOKENS.name]
         self._compaction_tokens = children[n.PROVIDER_COMPACTION_TOKENS.name]
+        self._wire = WireFindingMetrics(children)
         # (provider, model, rule, window source) -> a budget's decision count and gauges
         self._budgets: dict[tuple[str, str | None, str, str], _Budget] = {}
-        # (provider, model, outcome, error type, no input count, no output count) -> the
-        # bound updates of a call's finish
-        self._finishes: dict[tuple[str, str | None, str, str | None, bool, bool], _Finish] = {}
+        # (provider, model, outcome, error type, source, no input count, no output count)
+        # -> the bound updates of a call's finish
+        self._finishes: dict[_FinishKey, _Finish] = {}
 
     def close(self) -> None:
         """Count the overflows still pending as not recovered (the run ended first)."""
@@ -194,7 +187,7 @@ class PrometheusObserver(TypeDispatched):
                 exemplar = self._exemplars(event.session_id)
             self._settle(event.session_id, exemplar, recovered=False)
 
-    def _dispatch(self, event: Event) -> _Handler:
+    def _dispatch(self, event: Event) -> _Handler:  # noqa: PLR0912 (a case per event kind)
         """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted() | ToolCallStarted():
@@ -217,6 +210,8 @@ class PrometheusObserver(TypeDispatched):
                 return self._trim
             case ProviderContextEdited():
                 return self._provider_edit
+            case WireFindingObserved():
+                return self._wire_finding
             case ToolCallFinished():
                 return self._tool
             case _:
@@ -247,8 +242,8 @@ class PrometheusObserver(TypeDispatched):
         trigger = str(event.trigger)
         reason = n.trim_reason_label(event.reason)
         provider = event.provider or n.UNKNOWN
-        self._trims[(reason, trigger, provider)].inc(1, exemplar)
-        labels = (trigger, provider)
+        self._trims[(reason, trigger, provider, event.source)].inc(1, exemplar)
+        labels = (trigger, provider, event.source)
         self._dropped_messages[labels].observe(event.dropped_messages, exemplar)
         self._dropped_turns[labels].observe(event.dropped_turns, exemplar)
         if event.cache_loss_tokens is not None:
@@ -260,16 +255,23 @@ class PrometheusObserver(TypeDispatched):
         exemplar = self._exemplars(event.session_id)
         if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
-        outcome = event.compaction or n.PROVIDER_EDIT_APPLIED
-        self._provider_edits[(event.edit, outcome, event.provider)].inc(1, exemplar)
+        outcome, source = event.compaction or n.PROVIDER_EDIT_APPLIED, event.source
+        self._provider_edits[(event.edit, outcome, event.provider, source)].inc(1, exemplar)
         if event.cleared_input_tokens:
-            self._provider_cleared[(event.edit, event.provider)].inc(event.cleared_input_tokens)
+            cleared = self._provider_cleared[(event.edit, event.provider, source)]
+            cleared.inc(event.cleared_input_tokens)
         for token_type, tokens in (
             (n.TOKEN_TYPE_INPUT, event.compaction_input_tokens),
             (n.TOKEN_TYPE_OUTPUT, event.compaction_output_tokens),
         ):
             if tokens:
-                self._compaction_tokens[(token_type, event.provider)].inc(tokens)
+                self._compaction_tokens[(token_type, event.provider, source)].inc(tokens)
+
+    def _wire_finding(self, event: WireFindingObserved) -> None:
+        exemplar = self._exemplars(event.session_id)
+        if event.session_id in self._overflows:
+            self._other_turn(event, exemplar)
+        self._wire.record(event, exemplar)
 
     def _budget(self, event: BudgetResolved) -> None:
         exemplar = self._exemplars(event.session_id)
@@ -299,7 +301,9 @@ class PrometheusObserver(TypeDispatched):
         if event.fits:
             return
         self._capacity_refusals[(*route, event.purpose)].inc(1, exemplar)
-        self._utilization(route, event.estimate_tokens, event.model_context_window, exemplar)
+        # only the reference agent checks capacity before dispatch: the source is the agent
+        sourced = (*route, n.SOURCE_AGENT)
+        self._utilization(sourced, event.estimate_tokens, event.model_context_window, exemplar)
         if event.session_id in self._overflows:  # a refused retry did not recover
             self._settle(event.session_id, exemplar, recovered=False)
 
@@ -312,6 +316,7 @@ class PrometheusObserver(TypeDispatched):
             event.model or n.UNKNOWN,
             event.estimate_tokens,
             event.model_context_window,
+            event.source,
         )
         while len(calls) > MAX_OPEN_CALLS:
             calls.popitem(last=False)
@@ -325,10 +330,10 @@ class PrometheusObserver(TypeDispatched):
             if event.session_id in overflows and event.outcome != n.CALL_RATE_LIMITED:
                 self._settle(event.session_id, exemplar, recovered=event.outcome == "ok")
         reported, output = event.input_tokens, event.output_tokens
-        key = (event.provider, event.model, event.outcome, event.error_type)
+        key = (event.provider, event.model, event.outcome, event.error_type, event.source)
         finish = self._finishes.get((*key, reported is None, output is None))
         if finish is None:
-            finish = self._finish(*key, reported is not None, output is not None)
+            finish = self._finish(key, reported is not None, output is not None)
         calls, duration, usage_in, read, write, uncached, usage_out = finish
         calls(1, exemplar)
         duration(event.duration_s, exemplar)
@@ -345,7 +350,7 @@ class PrometheusObserver(TypeDispatched):
         opened = self._calls.pop((event.session_id, event.call_id), None)
         if opened is None:
             return
-        route = (opened.provider, opened.model)
+        route = (opened.provider, opened.model, opened.source)
         estimate = opened.estimate_tokens
         self._utilization(route, max(estimate, reported or 0), opened.window, exemplar)
         if reported is not None and estimate > 0:
@@ -362,10 +367,13 @@ class PrometheusObserver(TypeDispatched):
                 error,
                 n.bool_label(event.reference_verdict),
                 n.bool_label(event.extended_verdict),
+                event.source,
             )
         ].inc(1, exemplar)
         pending = self._overflows.setdefault(event.session_id, [])
-        pending.append(_Overflow(event.call_id, event.turn_id, event.provider, error))
+        pending.append(_Overflow(event.call_id, event.turn_id, event.provider, error, event.source))
+        while len(self._overflows) > MAX_PENDING_OVERFLOW_SESSIONS:
+            self._settle(next(iter(self._overflows)), None, recovered=False)
 
     def _recovery(self, event: RecoveryAttempted) -> None:
         exemplar = self._exemplars(event.session_id)
@@ -387,35 +395,28 @@ class PrometheusObserver(TypeDispatched):
 
     # --- helpers ------------------------------------------------------------------------
 
-    def _finish(
-        self,
-        provider: str,
-        model: str | None,
-        outcome: str,
-        error_type: str | None,
-        reported: bool,
-        output: bool,
-    ) -> _Finish:
-        """The bound updates of a call's finish for its route, outcome and which token
-        counts it reports, kept together (one lookup per call instead of eight). A child
-        is made only for an update that happens (a child shows in the output at 0)."""
+    def _finish(self, call: _CallKey, reported: bool, output: bool) -> _Finish:
+        """The bound updates of a call's finish for its route, outcome, source and which
+        token counts it reports, kept together (one lookup per call instead of eight). A
+        child is made only for an update that happens (a child shows in the output at 0)."""
+        provider, model, outcome, error_type, source = call
         route = (provider, model or n.UNKNOWN)
         error = n.NO_ERROR if outcome == "ok" else (error_type or n.ERROR_TYPE_OTHER)
         usage, inputs = self._token_usage, self._input_tokens
         finish: _Finish = (
-            self._provider_calls[(*route, outcome)].inc,
-            self._durations[(n.OPERATION_CHAT, *route, error)].observe,
-            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_INPUT)].observe
+            self._provider_calls[(*route, outcome, source)].inc,
+            self._durations[(n.OPERATION_CHAT, *route, error, source)].observe,
+            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_INPUT, source)].observe
             if reported
             else _unreported,
-            inputs[(*route, n.CACHE_READ)].inc if reported else _unreported,
-            inputs[(*route, n.CACHE_WRITE)].inc if reported else _unreported,
-            inputs[(*route, n.CACHE_UNCACHED)].inc if reported else _unreported,
-            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_OUTPUT)].observe
+            inputs[(*route, n.CACHE_READ, source)].inc if reported else _unreported,
+            inputs[(*route, n.CACHE_WRITE, source)].inc if reported else _unreported,
+            inputs[(*route, n.CACHE_UNCACHED, source)].inc if reported else _unreported,
+            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_OUTPUT, source)].observe
             if output
             else _unreported,
         )
-        self._finishes[(provider, model, outcome, error_type, not reported, not output)] = finish
+        self._finishes[(*call, not reported, not output)] = finish
         return finish
 
     def _settle(self, session_id: str, exemplar: _Exemplar | None, *, recovered: bool) -> None:
@@ -423,12 +424,11 @@ class PrometheusObserver(TypeDispatched):
         pending = self._overflows.pop(session_id, ())
         label = n.bool_label(recovered)
         for overflow in pending:
-            self._overflows_settled[(overflow.provider, overflow.error_type, label)].inc(
-                1, exemplar
-            )
+            labels = (overflow.provider, overflow.error_type, label, overflow.source)
+            self._overflows_settled[labels].inc(1, exemplar)
 
     def _utilization(
-        self, route: tuple[str, str], tokens: int, window: int, exemplar: _Exemplar | None
+        self, route: tuple[str, str, str], tokens: int, window: int, exemplar: _Exemplar | None
     ) -> None:
         if window > 0:
             self._utilizations[route].observe(tokens / window, exemplar)

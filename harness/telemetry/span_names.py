@@ -14,6 +14,7 @@ EVENT_HISTORY_TRIMMED: Final = "trimscope.history_trimmed"
 EVENT_OVERFLOW_DETECTED: Final = "trimscope.overflow_detected"
 EVENT_RECOVERY_ATTEMPTED: Final = "trimscope.recovery_attempted"
 EVENT_PROVIDER_CONTEXT_EDITED: Final = "trimscope.provider_context_edited"
+EVENT_WIRE_FINDING_OBSERVED: Final = "trimscope.wire_finding_observed"
 
 SPAN_EVENT_OF_KIND: Final[dict[str, str]] = {
     "BudgetResolved": EVENT_BUDGET_RESOLVED,
@@ -22,6 +23,7 @@ SPAN_EVENT_OF_KIND: Final[dict[str, str]] = {
     "OverflowDetected": EVENT_OVERFLOW_DETECTED,
     "RecoveryAttempted": EVENT_RECOVERY_ATTEMPTED,
     "ProviderContextEdited": EVENT_PROVIDER_CONTEXT_EDITED,
+    "WireFindingObserved": EVENT_WIRE_FINDING_OBSERVED,
 }
 
 ATTR_TURN_ID: Final = "trimscope.turn.id"

@@ -38,6 +38,7 @@ from harness.events import (
     ToolCallStarted,
     TurnFinished,
     TurnStarted,
+    WireFindingObserved,
     event_kind,
 )
 from harness.runtime import HarnessError
@@ -123,6 +124,7 @@ class TranscriptWriter:
                 | OverflowDetected()
                 | RecoveryAttempted()
                 | HistoryTrimmed()
+                | WireFindingObserved()
                 | ToolCallStarted()
                 | ToolCallFinished()
             ):

@@ -175,8 +175,10 @@ class _Stamp:
 
     def provider(self, memory: Memory) -> None:
         call = self.call
-        if call.provider_edits:
-            self.add("provider_edit", "the provider reports: " + ", ".join(call.provider_edits))
+        # One finding per edit, its detail the provider's own name for it (e.g.
+        # ``clear_tool_uses_20250919``): the proxy maps it onto the agent's edit events.
+        for edit in call.provider_edits:
+            self.add("provider_edit", edit)
         if call.truncation_auto:
             self.add("provider_edit", "truncation: auto asked: the provider may cut the input")
         items = _compaction_items(call.provider_items)

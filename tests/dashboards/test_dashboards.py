@@ -36,7 +36,7 @@ from harness.telemetry import PrometheusObserver
 from harness.telemetry import names as n
 from harness.telemetry.cost import CostObserver
 from tests.dashboards.conftest import ROOT, alert_rules, all_queries
-from tests.telemetry.scripted import scripted_session
+from tests.telemetry.scripted import every_kind_session
 
 SCHEMAS = ROOT / ".tools" / "ts" / "grafana-jsonschemas"
 QUERIES = all_queries()
@@ -200,7 +200,7 @@ def _exposed() -> set[str]:
     registry = CollectorRegistry()
     # with a price table, as the cost panels need (every model priced alike)
     observers = (PrometheusObserver(registry), CostObserver(registry, lambda _: _PRICE))
-    for event in scripted_session():  # one event of each kind, and more
+    for event in every_kind_session():  # one event of each kind, and more
         for observer in observers:
             observer.on_event(event)
     text = generate_latest(registry).decode()
@@ -257,3 +257,37 @@ def test_the_overview_has_the_panels_operators_asked_for(boards: dict[str, Any])
         n.GEN_AI_TOKEN_USAGE,
     ):
         assert spec.name in exprs
+
+
+def test_the_wire_dashboard_shows_what_the_issue_asked_for_by_source_and_wire(
+    boards: dict[str, Any],
+) -> None:
+    """Trims, compactions, broken pairs, overflows, poisoned sessions and cache loss: the
+    reference's families summed by source, the wire findings by wire format."""
+    assert "trimscope-wire.json" in boards
+    exprs = [q.expr for q in QUERIES if q.dashboard == "trimscope-wire"]
+    by_source = f"{n.LABEL_SOURCE}"
+    for spec in (n.TRIMS, n.OVERFLOW_VERDICTS, n.CACHE_LOSS, n.PROVIDER_EDITS):
+        assert any(spec.name in e and by_source in e.split("(")[1] for e in exprs), spec.name
+    for kind in (
+        n.FINDING_COMPACTION,
+        *n.BROKEN_PAIR_FINDINGS,
+        n.FINDING_POISONED_SESSION,
+        n.FINDING_CACHE_BREAK,
+    ):
+        assert any(n.WIRE_FINDINGS.name in e and kind in e for e in exprs), kind
+    by_wire = [e for e in exprs if n.WIRE_FINDINGS.name in e and e.startswith("sum by")]
+    assert by_wire
+    assert all(n.LABEL_WIRE in e.split("(")[1] for e in by_wire)
+
+
+def test_no_panel_of_the_existing_dashboards_leaves_the_wire_out() -> None:
+    """A proxied runtime shows on the existing dashboards without edits: none of their
+    queries selects a source, so the wire's series are summed in with the agent's."""
+    existing = [q for q in QUERIES if q.dashboard != "trimscope-wire"]
+    assert existing
+    assert not [q.where for q in existing if f"{n.LABEL_SOURCE}=" in q.expr]
+    variables = [q for q in QUERIES if q.ref_id == "variable"]
+    assert variables
+    # the job and provider lists come from every trimscope series, not the agent's only
+    assert all("trimscope_.*" in q.expr for q in variables)

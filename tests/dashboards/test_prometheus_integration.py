@@ -14,6 +14,10 @@ has a rate of 0, which counts); ``promtool check metrics`` on the process's
 exposition must print nothing. Last, SIGINT ends the hold and the process exits 0 (all
 three scenarios passed).
 
+The same job has a second target, ``tests/dashboards/wire_target.py``: what the proxy
+exports for a runtime on the wire (``source="wire"``), for the wire dashboard and the
+alerts on wire findings.
+
 Without the binaries the tests skip, except under CI (``CI=true``), where they fail.
 """
 
@@ -40,6 +44,7 @@ from dashboards import ALERTS, PanelQuery, substitute
 from dashboards.alerts import Alert
 from harness.telemetry import names as n
 from tests.dashboards.conftest import ROOT, all_queries, require_program
+from tests.telemetry.scripted import wire_findings
 
 pytestmark = pytest.mark.integration
 
@@ -58,6 +63,8 @@ SCRAPE_INTERVAL = "250ms"
 HOLD_S = 300
 """Upper bound only: the fixture ends the hold with SIGINT when the tests are done."""
 DEADLINE_S = 60.0
+WIRE_FINDINGS_PER_RUN = 2 * sum(len(found) for _, found in wire_findings("w"))
+"""``wire_target``: ``wire_session`` twice."""
 QUERIES = all_queries()
 VARIABLES = {"job": JOB, "provider": ".*"}
 TRIMS_PER_RUN = 10
@@ -125,23 +132,24 @@ class Live:
     metrics_url: str
 
 
-def _config(path: Path, target_port: int) -> Path:
+def _config(path: Path, target_ports: tuple[int, ...]) -> Path:
+    targets = ", ".join(f"'127.0.0.1:{port}'" for port in target_ports)
     path.write_text(
         f"global:\n  scrape_interval: {SCRAPE_INTERVAL}\n  evaluation_interval: 1s\n"
         f"scrape_configs:\n  - job_name: {JOB}\n    scrape_interval: {SCRAPE_INTERVAL}\n"
-        f"    static_configs:\n      - targets: ['127.0.0.1:{target_port}']\n"
+        f"    static_configs:\n      - targets: [{targets}]\n"
     )
     return path
 
 
 def _start_prometheus(
-    binary: str, workdir: Path, target_port: int
+    binary: str, workdir: Path, target_ports: tuple[int, ...]
 ) -> tuple[subprocess.Popen[bytes], Prometheus]:
     port = _free_port()
     log = workdir / "prometheus.log"
     command = [
         binary,
-        f"--config.file={_config(workdir / 'prometheus.yml', target_port)}",
+        f"--config.file={_config(workdir / 'prometheus.yml', target_ports)}",
         f"--storage.tsdb.path={workdir / 'data'}",
         f"--web.listen-address=127.0.0.1:{port}",
         "--enable-feature=exemplar-storage",
@@ -186,6 +194,14 @@ def _start_trimscope(workdir: Path, port: int) -> tuple[subprocess.Popen[bytes],
     return process, out, err
 
 
+def _start_wire_target(workdir: Path, port: int) -> tuple[subprocess.Popen[bytes], Path]:
+    log = workdir / "wire_target.log"
+    command = [sys.executable, "-m", "tests.dashboards.wire_target", str(port), str(HOLD_S)]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+    return process, log
+
+
 def _stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
     if process.poll() is not None:
         return
@@ -201,13 +217,16 @@ def _stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     binary = require_program("prometheus")
     workdir = tmp_path_factory.mktemp("prometheus")
-    target_port = _free_port()
-    prometheus, prom = _start_prometheus(binary, workdir, target_port)
+    target_port, wire_port = _free_port(), _free_port()
+    prometheus, prom = _start_prometheus(binary, workdir, (target_port, wire_port))
     selector = f'{{job="{JOB}"}}'
-    trimscope: subprocess.Popen[bytes] | None = None
+    agent = f'{{job="{JOB}",{n.LABEL_SOURCE}="{n.SOURCE_AGENT}"}}'
+    trimscope = wire = None
     try:
         # A first scrape of the (not yet listening) target: the scrape loop runs.
         prom.wait_for("Prometheus's first scrape", lambda: bool(prom.query(f"up{selector}")))
+        wire, wire_log = _start_wire_target(workdir, wire_port)
+        prom.logs.append(wire_log)
         trimscope, out, err = _start_trimscope(workdir, target_port)
         prom.logs += [err, out]
         process = trimscope
@@ -215,9 +234,11 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
         def finished() -> bool:
             if process.poll() is not None:
                 pytest.fail(f"trimscope exited early ({process.returncode})\n{prom.report()}")
-            trims = prom.scalar(f"sum({n.TRIMS.name}{selector})")
+            trims = prom.scalar(f"sum({n.TRIMS.name}{agent})")
             turns = prom.scalar(f"sum({n.TURNS.name}{selector})")
-            return (trims, turns) == (TRIMS_PER_RUN, TURNS_PER_RUN)
+            findings = prom.scalar(f"sum({n.WIRE_FINDINGS.name}{selector})")
+            done = (trims, turns, findings)
+            return done == (TRIMS_PER_RUN, TURNS_PER_RUN, WIRE_FINDINGS_PER_RUN)
 
         prom.wait_for("the run's final values", finished)
         samples = f"min(count_over_time({n.TRIMS.name}{selector}[1m]))"
@@ -226,13 +247,19 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     finally:
         if trimscope is not None:
             _stop(trimscope, signal.SIGINT)
+        if wire is not None:
+            _stop(wire)
         _stop(prometheus)
 
 
 def test_trims_by_reason_have_the_expected_values(live: Live) -> None:
-    result = live.prom.query(f'sum by (reason) ({n.TRIMS.name}{{job="{JOB}"}})')
-    by_reason = {r["metric"]["reason"]: float(r["value"][1]) for r in result}
-    assert by_reason == {"token_budget": 6.0, "turn_limit": 4.0}
+    result = live.prom.query(f'sum by (reason, source) ({n.TRIMS.name}{{job="{JOB}"}})')
+    by_reason = {
+        (r["metric"]["reason"], r["metric"]["source"]): float(r["value"][1]) for r in result
+    }
+    # the wire target's two trims have no reference reason
+    assert by_reason == {("token_budget", "agent"): 6.0, ("turn_limit", "agent"): 4.0,
+                         ("other", "wire"): 2.0}  # fmt: skip
 
 
 def test_the_trims_panel_shows_a_positive_rate_for_every_trigger(live: Live) -> None:
@@ -244,6 +271,7 @@ def test_the_trims_panel_shows_a_positive_rate_for_every_trigger(live: Live) -> 
         ("token_budget", "reported_usage"),
         ("token_budget", "reactive"),
         ("turn_limit", "turn_limit"),
+        ("other", "wire"),  # the runtime on the wire: the existing panel shows it too
     }
     assert all(rate > 0 for rate in rates.values()), rates
 

@@ -34,20 +34,22 @@ QUESTIONS = (
 )
 
 
-@tool
+@tool  # type: ignore[untyped-decorator]  # langchain-core is not in the checking venv
 def lookup(topic: str) -> str:
     """Look a topic up in the encyclopedia."""
     return f"Encyclopedia entry about {topic}: " + "facts " * 12
 
 
 def _trimmed(history: list[BaseMessage], budget: int, start_on: str | None) -> list[BaseMessage]:
-    return trim_messages(
-        history,
-        strategy="last",
-        token_counter="approximate",
-        max_tokens=budget,
-        include_system=True,
-        start_on=start_on,
+    return list(
+        trim_messages(
+            history,
+            strategy="last",
+            token_counter="approximate",
+            max_tokens=budget,
+            include_system=True,
+            start_on=start_on,
+        )
     )
 
 

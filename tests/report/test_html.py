@@ -12,7 +12,7 @@ import pytest
 
 from harness.events import TrimTrigger
 from harness.report import build
-from harness.report.chart import scale_for
+from harness.report.chart import TRIGGER_COLOURS, scale_for
 from harness.report.model import sessions_of
 from tests.report.transcripts import Session, busy_session, write
 
@@ -145,3 +145,14 @@ def test_the_y_axis_turns_logarithmic_when_the_window_dwarfs_the_rest(
     events = Session(window=8000).turn().budget(budget).call(estimate).end().events
     (session,) = sessions_of(Path("t.jsonl"), events)
     assert scale_for(session).log is log
+
+
+def test_every_trim_trigger_has_a_colour_and_a_legend_entry(tmp_path: Path) -> None:
+    """A trim of a trigger without a colour would be drawn unstyled (the wire's, from a
+    proxied runtime's transcript, came after the first four)."""
+    assert set(TRIGGER_COLOURS) == {trigger.value for trigger in TrimTrigger}
+    write(tmp_path / "t.jsonl", busy_session())
+    html = build([tmp_path]).html()
+    for trigger in TrimTrigger:
+        assert f".trim.{trigger.value} {{" in html
+        assert f"trim: {trigger.value}" in html

@@ -87,10 +87,23 @@ def test_totals_count_every_session_of_every_file(tmp_path: Path) -> None:
         "reported_usage": 2,
         "reactive": 2,
         "turn_limit": 2,
+        "wire": 0,  # every trigger is listed; these transcripts are the agent's
     }
     assert totals.trims_by_reason == {
-        TURN_REASON: {"proactive": 0, "reported_usage": 0, "reactive": 0, "turn_limit": 2},
-        BUDGET_REASON: {"proactive": 2, "reported_usage": 2, "reactive": 2, "turn_limit": 0},
+        TURN_REASON: {
+            "proactive": 0,
+            "reported_usage": 0,
+            "reactive": 0,
+            "turn_limit": 2,
+            "wire": 0,
+        },
+        BUDGET_REASON: {
+            "proactive": 2,
+            "reported_usage": 2,
+            "reactive": 2,
+            "turn_limit": 0,
+            "wire": 0,
+        },
     }
     assert totals.trims == 8
     assert totals.dropped_messages == 16

@@ -27,6 +27,7 @@ from harness.events import (
     TurnFinished,
     TurnOutcome,
     TurnStarted,
+    WireFindingObserved,
 )
 from harness.runtime import BudgetRule, ProviderEditKind, WindowSource
 from harness.telemetry.transcript import event_to_record
@@ -167,6 +168,23 @@ class Session:
         )
         return self
 
+    def wire_finding(self, finding: str = "orphan_tool_result") -> Session:
+        """A finding the proxy reports for the latest call (outside any turn)."""
+        self.events.append(
+            WireFindingObserved(
+                session_id=self.session_id,
+                turn_id=None,  # the proxy sees requests, not turns
+                at=self._common()["at"],
+                finding=finding,
+                wire="anthropic",
+                call=self.calls,
+                status_code=200,
+                provider=self.provider,
+                detail="toolu_01",
+            )
+        )
+        return self
+
     def overflow(
         self,
         *,
@@ -246,8 +264,9 @@ class Session:
 
 
 def busy_session(session_id: str = "s1", provider: str = "fakeai") -> Session:
-    """Every event kind: budget 6000 then 5000, trims of every trigger, an overflow
-    recovered, a refusal, an overflow not recovered; four calls."""
+    """Every event kind: budget 6000 then 5000, trims of every trigger of the agent's loop,
+    an overflow recovered, a refusal, an overflow not recovered; four calls; then a wire
+    finding (the report counts none: telemetry does)."""
     s = Session(session_id=session_id, provider=provider)
     s.trim(TrimTrigger.TURN_LIMIT, TURN_REASON)  # seeding: before call 1 (position 0.5)
     s.turn().budget(6000).trim(TrimTrigger.PROACTIVE).check(5200).call(5200, compacted=True)
@@ -258,7 +277,7 @@ def busy_session(session_id: str = "s1", provider: str = "fakeai") -> Session:
     s.turn().budget(5000).check(9000, fits=False).end("error")  # refusal at 3.5
     s.turn().budget(5000).check(7990).call(7990, outcome="overflow")
     s.overflow(reference=False).recovery("only_one_turn_left").end("error")
-    return s
+    return s.wire_finding()
 
 
 def lines(events: Iterable[Event]) -> list[str]:

@@ -5,13 +5,16 @@ Per session: ``TurnStarted`` → per provider call: ``BudgetResolved`` → optio
 → ``ProviderCallFinished`` → on overflow ``OverflowDetected`` → ``RecoveryAttempted`` →
 optional reactive trim; on success over budget an optional reported-usage trim; then tool
 pairs → ... → optional turn-limit trim → ``TurnFinished``. Seeding trims have no turn.
+
+``wire_session`` is what the proxy publishes for a runtime it watches on the wire: the
+events ``harness.proxy.events`` makes of the wire observer's findings (``source="wire"``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from harness.events import (
     BudgetResolved,
@@ -33,8 +36,10 @@ from harness.events import (
     TurnOutcome,
     TurnStarted,
 )
+from harness.proxy.events import events_for_findings
 from harness.runtime import BudgetRule, CompactionOutcome, ProviderEditKind, WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
+from harness.wire import Finding, FindingKind, WireExchange, WireKind
 
 PROVIDER = "fakeai"
 KIND = "openai"
@@ -337,10 +342,86 @@ def seeding_trim(script: Script) -> None:
 
 
 def scripted_session(session_id: str = "s1") -> list[Event]:
-    """Every event kind, every trigger, a recovered and an unrecovered overflow, a refusal."""
+    """Every event kind the reference agent emits, every trigger of its loop, a recovered and
+    an unrecovered overflow, a refusal."""
     script = Script(session_id=session_id)
     seeding_trim(script)
     full_turn(script)
     refused_turn(script)
     unrecovered_turn(script)
     return script.events
+
+
+WIRE: WireKind = "anthropic"
+WIRE_PROVIDER = "anthropic.proxied"
+WIRE_MODEL = "claude-test"
+WIRE_OVERFLOW_BODY = (
+    b'{"type":"error","error":{"type":"invalid_request_error",'
+    b'"message":"prompt is too long: 210000 tokens > 200000 maximum"}}'
+)
+
+
+def _exchange(status: int, body: bytes = b"{}") -> WireExchange:
+    return WireExchange(
+        wire=WIRE,
+        method="POST",
+        path="/v1/messages",
+        request_headers={"x-trimscope-session": "w"},
+        request_body=b"{}",
+        status=status,
+        response_body=body,
+    )
+
+
+def wire_findings(session_id: str) -> list[tuple[WireExchange, list[Finding]]]:
+    """Each exchange of a runtime on the wire and the findings the observer reads there: a
+    trim with a broken pair and a cache break, a provider edit, a compaction, an overflow
+    that poisons the session, an edit the events have no kind for, a retry after the
+    overflow that drops a user row, and an answer the observer cannot read."""
+
+    def finding(call: int, kind: FindingKind, status: int | None = 200, **fields: Any) -> Finding:
+        return Finding(session=session_id, call=call, kind=kind, status=status, **fields)
+
+    return [
+        (
+            _exchange(200),
+            [
+                finding(2, "trim", dropped_messages=4, dropped_turns=2, kept_turns=3,
+                        tokens_before=9000, tokens_after=5000, on_turn_boundary=False),
+                finding(2, "orphan_tool_result", detail="toolu_01"),
+                finding(2, "cache_break", tokens_before=9000, tokens_after=5000),
+            ],
+        ),
+        (
+            _exchange(200),
+            [
+                finding(3, "provider_edit", detail="clear_tool_uses_20250919"),
+                finding(3, "compaction", dropped_messages=10, breadcrumb=True),
+            ],
+        ),
+        (
+            _exchange(400, WIRE_OVERFLOW_BODY),
+            [finding(4, "overflow", status=400), finding(4, "poisoned_session", status=400)],
+        ),
+        (_exchange(200), [finding(5, "provider_edit", detail="truncation")]),
+        (
+            _exchange(200),
+            [finding(6, "overflow_retry"), finding(6, "user_dropped", dropped_messages=1)],
+        ),
+        (_exchange(502, b"<html>"), [finding(7, "unobservable", status=502)]),
+    ]  # fmt: skip
+
+
+def wire_session(session_id: str = "w1") -> list[Event]:
+    """The events the proxy publishes for ``wire_findings``, one second per exchange."""
+    events: list[Event] = []
+    for second, (exchange, findings) in enumerate(wire_findings(session_id), start=100):
+        events += events_for_findings(
+            exchange, findings, provider=WIRE_PROVIDER, model=WIRE_MODEL, at=float(second)
+        )
+    return events
+
+
+def every_kind_session() -> list[Event]:
+    """The reference agent's session, then a runtime's on the wire: every event kind."""
+    return [*scripted_session(), *wire_session()]

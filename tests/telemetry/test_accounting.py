@@ -5,19 +5,20 @@ from __future__ import annotations
 from harness.events import HistoryTrimmed
 from harness.telemetry import Tally, account, counter_totals, unbalanced
 from tests.telemetry.conftest import Harness
-from tests.telemetry.scripted import scripted_session
+from tests.telemetry.scripted import every_kind_session, scripted_session
 
 
 def test_every_decision_is_counted_once_and_recorded_once(harness: Harness) -> None:
-    harness.publish(scripted_session())
+    harness.publish(every_kind_session())  # the agent's, then a runtime's on the wire
     tallies = account(harness.published, harness.registry, harness.spans)
     assert tallies == {
-        "HistoryTrimmed": Tally(5, 5.0, 5),
+        "HistoryTrimmed": Tally(6, 6.0, 6),
         "BudgetResolved": Tally(5, 5.0, 5),
         "CapacityChecked": Tally(5, 5.0, 5),
-        "OverflowDetected": Tally(2, 2.0, 2),
+        "OverflowDetected": Tally(3, 3.0, 3),
         "RecoveryAttempted": Tally(2, 2.0, 2),
-        "ProviderContextEdited": Tally(2, 2.0, 2),
+        "ProviderContextEdited": Tally(3, 3.0, 3),
+        "WireFindingObserved": Tally(11, 11.0, 11),
     }
     assert unbalanced(tallies) == {}
 

@@ -63,6 +63,7 @@ def test_call_start_attributes() -> None:
         n.ATTR_ESTIMATE_TOKENS,
         n.ATTR_WINDOW_TOKENS,
         n.GEN_AI_CONVERSATION_COMPACTED,
+        n.ATTR_SOURCE,
     ]
     bare = call_start_attributes(dataclasses.replace(event, model=None, compacted=False), "chat")
     assert n.GEN_AI_REQUEST_MODEL not in bare
@@ -149,6 +150,7 @@ def test_trim_and_overflow_attributes() -> None:
         n.ATTR_REFERENCE_VERDICT,
         n.ATTR_EXTENDED_VERDICT,
         n.ATTR_OVERFLOW_MESSAGE,
+        n.ATTR_SOURCE,
     ]
     bare = decision_attributes(dataclasses.replace(overflow, status_code=None, error_type=""))
     assert n.HTTP_RESPONSE_STATUS_CODE not in bare

@@ -3,6 +3,7 @@ load summary for the same events (one pricing formula, ``telemetry.pricing``).""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
-from harness.events import Event, ProviderCallFinished, TrimTrigger
+from harness.events import Event, EventSource, ProviderCallFinished, TrimTrigger
 from harness.load.costs import Spend, cost_summary
 from harness.load.prices import ModelPrice, PriceTable
 from harness.load.tally import LoadTally
@@ -73,15 +74,31 @@ def test_a_small_run_costs_the_hand_worked_amounts() -> None:
     script.trim(TrimTrigger.TURN_LIMIT)  # no cache loss measured: no money
     script.call(500, outcome="overflow")  # no usage reported: no money
     registry = _observe(script.events)
-    route = {n.LABEL_PROVIDER: PROVIDER, n.LABEL_MODEL: MODEL}
+    route = {n.LABEL_PROVIDER: PROVIDER, n.LABEL_MODEL: MODEL, n.LABEL_SOURCE: n.SOURCE_AGENT}
     expected = {"input": 0.004, "cached_input": 0.001, "cache_write": 0.005, "output": 0.0024}
     for part, usd in expected.items():
         assert _value(registry, n.COST, **route, part=part) == pytest.approx(usd)
     assert _value(registry, n.CACHE_SAVED, **route) == pytest.approx(0.003)  # 2,000 × $1.5
     assert _value(registry, n.CACHE_WRITE_PREMIUM, **route) == pytest.approx(0.001)  # × $0.5
-    loss = {n.LABEL_TRIGGER: "proactive", n.LABEL_PROVIDER: PROVIDER}
+    loss = {
+        n.LABEL_TRIGGER: "proactive",
+        n.LABEL_PROVIDER: PROVIDER,
+        n.LABEL_SOURCE: n.SOURCE_AGENT,
+    }
     assert _value(registry, n.CACHE_LOSS_COST, **loss) == pytest.approx(0.00225)
     assert _total(registry, n.CACHE_LOSS_COST) == pytest.approx(0.00225)
+
+
+def test_cost_of_a_call_seen_on_the_wire_is_labelled_with_the_wire_source() -> None:
+    script = Script()
+    script.turn()
+    _finished(script, 3000, read=2000, write=0, output=200)
+    wire = [dataclasses.replace(e, source=EventSource.WIRE) for e in script.events
+            if isinstance(e, ProviderCallFinished)]  # fmt: skip
+    registry = _observe(wire)
+    route = {n.LABEL_PROVIDER: PROVIDER, n.LABEL_MODEL: MODEL, n.LABEL_SOURCE: n.SOURCE_WIRE}
+    assert _value(registry, n.CACHE_SAVED, **route) == pytest.approx(0.003)
+    assert _total(registry, n.CACHE_SAVED) == pytest.approx(0.003)  # nothing under agent
 
 
 def test_an_unpriced_model_costs_nothing_rather_than_a_guess() -> None:

@@ -47,6 +47,7 @@ from harness.events import (
     RecoveryAttempted,
     ToolCallFinished,
     TurnFinished,
+    WireFindingObserved,
     event_kind,
 )
 from harness.scenarios.loader import discover, load_all
@@ -61,7 +62,7 @@ from harness.telemetry import (
 from harness.telemetry import names as n
 from harness.telemetry.accounting import ACCOUNTED, cache_loss_tally
 from harness.telemetry.attributes import Decision, decision_attributes
-from tests.telemetry.scripted import scripted_session
+from tests.telemetry.scripted import every_kind_session
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +77,8 @@ def _unknown(value: str | None) -> str:
 
 
 def _trim_labels(event: HistoryTrimmed) -> Labels:
-    return (n.trim_reason_label(event.reason), str(event.trigger), _unknown(event.provider))
+    reason, trigger = n.trim_reason_label(event.reason), str(event.trigger)
+    return (reason, trigger, _unknown(event.provider), event.source)
 
 
 def _budget_labels(event: BudgetResolved) -> Labels:
@@ -93,6 +95,7 @@ def _overflow_labels(event: OverflowDetected) -> Labels:
         event.error_type or n.ERROR_TYPE_OTHER,
         n.bool_label(event.reference_verdict),
         n.bool_label(event.extended_verdict),
+        event.source,
     )
 
 
@@ -102,7 +105,11 @@ def _recovery_labels(event: RecoveryAttempted) -> Labels:
 
 
 def _provider_edit_labels(event: ProviderContextEdited) -> Labels:
-    return (event.edit, event.compaction or n.PROVIDER_EDIT_APPLIED, event.provider)
+    return (event.edit, event.compaction or n.PROVIDER_EDIT_APPLIED, event.provider, event.source)
+
+
+def _wire_finding_labels(event: WireFindingObserved) -> Labels:
+    return (event.finding, event.wire, event.source)
 
 
 EXPECTED_LABELS: dict[str, Callable[[Any], Labels]] = {
@@ -112,6 +119,7 @@ EXPECTED_LABELS: dict[str, Callable[[Any], Labels]] = {
     "OverflowDetected": _overflow_labels,
     "RecoveryAttempted": _recovery_labels,
     "ProviderContextEdited": _provider_edit_labels,
+    "WireFindingObserved": _wire_finding_labels,
 }
 """Each accounted kind's labels, in the order of its ``MetricSpec.labels``."""
 
@@ -251,7 +259,7 @@ def test_one_set_of_observers_across_the_library_balances_too(shared: Observed) 
 def test_the_check_passes_a_session_with_every_kind_and_catches_a_double_and_a_drop() -> None:
     """A trim counted twice and a budget decision lost are both reported, by label and by
     total, even when they would cancel out in a grand total."""
-    events = scripted_session()
+    events = every_kind_session()
     exporter = InMemorySpanExporter()
     registry = CollectorRegistry()
     telemetry = build_telemetry(TelemetryOptions(span_exporters=(exporter,), registry=registry))

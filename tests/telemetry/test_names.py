@@ -8,7 +8,9 @@ import warnings
 
 import pytest
 
+from harness.events import EventSource
 from harness.telemetry import names as n
+from harness.wire import FINDING_KINDS
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -105,3 +107,20 @@ def test_metric_names_are_unique() -> None:
 def test_every_decision_kind_has_a_span_event_name() -> None:
     assert set(n.SPAN_EVENT_OF_KIND) == set(n.OUTSIDE_TURN_SPANS)
     assert all(name.startswith("trimscope.") for name in n.SPAN_EVENT_OF_KIND.values())
+
+
+def test_the_wire_finding_kinds_dashboards_select_are_the_observers() -> None:
+    """Dashboards import only ``names``: the kinds spelled there must be ``harness.wire``'s."""
+    spelled = {
+        n.FINDING_COMPACTION,
+        n.FINDING_OVERFLOW_RETRY,
+        n.FINDING_POISONED_SESSION,
+        n.FINDING_CACHE_BREAK,
+        n.FINDING_UNOBSERVABLE,
+        *n.BROKEN_PAIR_FINDINGS,
+        *n.LOST_ROW_FINDINGS,
+    }
+    assert spelled <= set(FINDING_KINDS)
+    assert {n.LABEL_SOURCE: {n.SOURCE_AGENT, n.SOURCE_WIRE}} == {
+        n.LABEL_SOURCE: {source.value for source in EventSource}
+    }

@@ -26,6 +26,7 @@ from tests.telemetry.scripted import (
     OVERFLOW_CODE,
     PROVIDER,
     Script,
+    every_kind_session,
     full_turn,
     refused_turn,
     scripted_session,
@@ -302,7 +303,7 @@ def test_close_ends_open_spans_marked_incomplete(harness: Harness) -> None:
 
 
 def test_trims_of_every_trigger_are_recorded(harness: Harness) -> None:
-    harness.publish(scripted_session())
+    harness.publish(every_kind_session())  # the wire trigger is the proxy's
     triggers = sorted(
         str(e.attributes[n.ATTR_TRIM_TRIGGER])
         for span in harness.spans

@@ -26,13 +26,13 @@ from harness.telemetry import (
     event_to_record,
     read_transcript,
 )
-from tests.telemetry.scripted import scripted_session
+from tests.telemetry.scripted import every_kind_session, scripted_session
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_event_kind_round_trips(tmp_path: Path) -> None:
-    events = scripted_session()
+    events = every_kind_session()
     assert {type(e) for e in events} == set(EVENT_KINDS)
     path = tmp_path / "t.jsonl"
     writer = TranscriptWriter(path)

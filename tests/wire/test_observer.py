@@ -188,11 +188,12 @@ def test_a_refused_request_is_not_the_prefix_a_cache_could_keep() -> None:
 
 def test_provider_edits_and_truncation_auto_are_provider_edits() -> None:
     observer = WireObserver()
-    findings = feed(observer, [U[0]], [A[0]], provider_edits=("clear_tool_uses",))
-    assert "clear_tool_uses" in only(findings, "provider_edit").detail
+    edits = ("clear_tool_uses_20250919", "clear_thinking_20251015")
+    findings = feed(observer, [U[0]], [A[0]], provider_edits=edits)
+    assert tuple(f.detail for f in findings if f.kind == "provider_edit") == edits
     request = DecodedRequest(model="m", rows=(U[0],), truncation_auto=True)
     findings = observer.observe_decoded(exchange(), request, DecodedAnswer())
-    assert "truncation" in only(findings, "provider_edit").detail
+    assert only(findings, "provider_edit").detail.startswith("truncation")
 
 
 def test_a_provider_compaction_item_is_a_compaction_when_it_first_appears() -> None:
