@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.trimscope-installed
 # venv of their own; the script is idempotent and explains (exit 0) when it cannot install.
 LLAMA_STAMP := .tools/llama/.installed
 
-.PHONY: run test lint typecheck unit bench clean phoenix ts-tools
+.PHONY: run test lint typecheck unit bench clean phoenix ts-tools field-runtimes
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,7 +36,12 @@ unit: $(STAMP) $(LLAMA_STAMP)
 ts-tools:
 	@bash scripts/ensure-ts-tools.sh
 
-test: lint typecheck ts-tools unit
+# The field's agent runtimes (LangChain, LiteLLM) the real-runtime tests drive through the
+# proxy, each pinned in a venv of its own (.tools/field-*); a no-op once installed.
+field-runtimes:
+	@bash scripts/install-field-runtimes.sh
+
+test: lint typecheck ts-tools field-runtimes unit
 
 bench: $(STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
