@@ -59,6 +59,7 @@ RULES: dict[str, set[str]] = {
         "harness.agent",
         "harness.scenarios",
         "harness.telemetry.transcript",
+        "harness.wire",
         "fakes",
         "httpx",
         "pydantic",

@@ -10,6 +10,8 @@ from harness.events import Event, Observer, ProviderCallFinished, ProviderCallSt
 from harness.runtime import Chat, ChatMessage, ConversationMessage
 from harness.scenarios.environment import Environment, build_environment
 from harness.scenarios.schema import ConversationStep, Scenario, UserTurn
+from harness.scenarios.wire_watch import wire_findings
+from harness.wire import Finding
 
 
 class EventRecorder:
@@ -40,6 +42,9 @@ class ScenarioRun:
     final_history: list[ChatMessage]
     breadcrumb_flag: bool
     logs: list[tuple[str, Mapping[str, object]]] = field(default_factory=list)
+    # What the wire observer reads in the fakes' traffic (``wire_watch``): the findings a
+    # proxy in front of the fakes would have written.
+    wire_findings: tuple[Finding, ...] = ()
 
 
 def _expand(
@@ -129,6 +134,9 @@ async def run_scenario(scenario: Scenario, observers: Sequence[Observer] = ()) -
         final_history=history,
         breadcrumb_flag=flag,
         logs=list(env.logs),
+        wire_findings=wire_findings(
+            scenario.id, {ref: fake.log for ref, fake in env.fakes.items()}, recorder.events
+        ),
     )
 
 
