@@ -40,6 +40,9 @@ BYE_GRACE_S: Final = 2.0
 """How long a runtime has to exit on its own after ``bye`` (or end of input)."""
 TERM_GRACE_S: Final = 2.0
 """How long after SIGTERM before SIGKILL."""
+KILL_WAIT_S: Final = 2.0
+"""How long to wait for the kernel to report a SIGKILLed child gone."""
+EXIT_POLL_S: Final = 0.01
 
 
 class CommandError(HarnessError, ValueError):
@@ -177,13 +180,15 @@ class RuntimeProcess:
             raise RuntimeFault("PROTOCOL", str(error)) from error
 
     async def _wait_exit(self, timeout_s: float) -> bool:
+        """Has the child exited within ``timeout_s``? Polled on its return code, because
+        asyncio's ``wait()`` also waits for the pipes, which a grandchild may hold."""
         if self._process is None:
             return True
-        try:
-            async with asyncio.timeout(timeout_s):
-                await self._process.wait()
-        except TimeoutError:
-            return False
+        deadline = time.monotonic() + timeout_s
+        while self._process.returncode is None:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(EXIT_POLL_S)
         return True
 
     def _signal_group(self, signum: int) -> None:
@@ -193,7 +198,8 @@ class RuntimeProcess:
             os.killpg(self._process.pid, signum)
 
     async def stop(self, *, polite: bool = True) -> None:
-        """``bye``, then SIGTERM, then SIGKILL to the process group; always reaped."""
+        """``bye``, then SIGTERM, then SIGKILL to the whole process group: SIGKILL always,
+        for grandchildren that outlive the child or ignore SIGTERM. Bounded in time."""
         process = self._process
         if process is None:
             return
@@ -202,11 +208,18 @@ class RuntimeProcess:
                 process.stdin.write(encode(Bye()))
                 await process.stdin.drain()
                 process.stdin.close()
-        exited = await self._wait_exit(BYE_GRACE_S if polite else 0.0)
-        self._signal_group(signal.SIGTERM)  # grandchildren too, even when the child exited
-        if not exited and not await self._wait_exit(TERM_GRACE_S):
-            self._signal_group(signal.SIGKILL)
-            await process.wait()
+        if not await self._wait_exit(BYE_GRACE_S if polite else 0.0):
+            self._signal_group(signal.SIGTERM)
+            await self._wait_exit(TERM_GRACE_S)
+        self._signal_group(signal.SIGKILL)
+        await self._wait_exit(KILL_WAIT_S)
+        if process.stdin is not None:
+            process.stdin.close()  # else asyncio closes it at collection, maybe loop-less
+        try:  # the pipes close once the group is gone; then asyncio is done with it
+            async with asyncio.timeout(KILL_WAIT_S):
+                await process.wait()
+        except TimeoutError:  # a process outside the group holds them: let go of our ends
+            getattr(process, "_transport").close()  # noqa: B009  (no public way)
         if self._stderr_task is not None:
             self._stderr_task.cancel()
             with contextlib.suppress(BaseException):

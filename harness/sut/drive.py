@@ -110,7 +110,7 @@ class SessionDriver:
     async def _turn(self, session: str, number: int, text: str) -> Turn:
         tool_calls = events = 0
         while True:
-            message = await self._next(session, f"the answer to turn {number}")
+            message = await self._next(session, f"answer to turn {number}")
             if isinstance(message, Answer):
                 return Turn(number, text, "answer")
             if isinstance(message, TurnError):
