@@ -102,14 +102,17 @@ class RuntimeProcess:
         self._flood = _Flood()
 
     async def start(self) -> None:
-        self._process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # its own process group: stop() reaches grandchildren
-            limit=MAX_LINE_BYTES,
-        )
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group: stop() reaches grandchildren
+                limit=MAX_LINE_BYTES,
+            )
+        except OSError as error:  # executable, yet no program (exec format error, ...)
+            raise RuntimeFault("CRASH", f"cannot start {self.argv[0]}: {error}") from error
         self._stderr_task = asyncio.create_task(self._drain_stderr())
 
     @property

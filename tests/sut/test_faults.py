@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.interrupt import StopRequest
+from harness.scenarios.loader import load_all
 from harness.sut.child import MAX_LINES_PER_SECOND
 from harness.sut.protocol import MAX_LINE_BYTES
+from harness.sut.suite import SutSuite, run_sut_suite
 from tests.interrupting import survivors
-from tests.sut.runtimes import ANSWER, GRANDCHILD, TOOL_CALL, run, script
+from tests.sut.runtimes import ANSWER, GRANDCHILD, TOOL_CALL, library, run, script
 
 pytestmark = pytest.mark.integration
 BOUND_S = 15.0
@@ -127,3 +130,14 @@ def test_a_grandchild_left_by_a_runtime_that_exits_cleanly_is_reaped(tmp_path: P
     body = script(f"{IGNORE_TERM}{GRANDCHILD}; {ANSWER}")
     verdict, _ = verdict_of(body, tmp_path)
     assert verdict == "PASS"
+
+
+def test_an_executable_that_is_no_program_is_a_crash_at_hello(tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus"
+    bogus.write_bytes(b"\x00\x01 not a program")
+    bogus.chmod(0o755)
+    loaded = load_all(library(tmp_path / "lib", 2))
+    suite = SutSuite([str(bogus)], op_timeout_s=1.0)
+    outcomes = run_sut_suite(suite, loaded, lambda _: None, StopRequest())
+    assert [o.verdict for o in outcomes] == ["CRASH", "CRASH"]
+    assert outcomes[0].detail.startswith(f"at hello: cannot start {bogus}: ")
