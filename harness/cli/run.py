@@ -19,14 +19,14 @@ from rich.console import Console
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.prices import price_lookup, read_pricing
-from harness.cli.sut import run_sut, sut_argv
+from harness.cli.sut_run import run_sut, sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
 from harness.progress import Tracker, tracker
 from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
-from harness.sut.suite import DEFAULT_OP_TIMEOUT_S
+from harness.sut.suite import DEFAULT_OP_TIMEOUT_S, DEFAULT_WORKERS, MAX_WORKERS
 from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import (
@@ -198,6 +198,13 @@ def register(app: typer.Typer) -> None:
             max=MAX_SCENARIO_TIMEOUT_S,
             help="With --sut: seconds to wait for any one message of the runtime.",
         ),
+        sut_workers: int = typer.Option(
+            DEFAULT_WORKERS,
+            "--sut-workers",
+            min=1,
+            max=MAX_WORKERS,
+            help="With --sut: runtime processes, each running one scenario at a time.",
+        ),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
@@ -237,6 +244,7 @@ def register(app: typer.Typer) -> None:
                 junit_xml=junit_xml,
                 op_timeout_s=sut_timeout,
                 scenario_timeout_s=scenario_timeout,
+                workers=sut_workers,
                 quiet=quiet,
             )
         price_of = _price_of(prices_path, price_as, serve_metrics, metrics_out, err)

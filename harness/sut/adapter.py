@@ -117,11 +117,9 @@ class Adapter:
         sys.exit(0)
 
     async def serve(self) -> None:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        readline = await self._line_reader()
         try:
-            while line := await reader.readline():
+            while line := await readline():
                 message = json.loads(line)
                 if message.get("op") == "bye":
                     break
@@ -129,6 +127,22 @@ class Adapter:
         finally:
             for task in self._turns:
                 task.cancel()
+
+    async def _line_reader(self) -> Callable[[], Awaitable[bytes]]:
+        """stdin's lines: from the pipe trimscope gives, or (a file, a terminal) through a
+        thread, which asyncio's pipe transport does not read."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        except ValueError:
+            stdin = sys.stdin.buffer
+
+            async def from_thread() -> bytes:
+                return await loop.run_in_executor(None, stdin.readline, MAX_LINE_BYTES)
+
+            return from_thread
+        return reader.readline
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         op, session_id = message.get("op"), str(message.get("session", ""))

@@ -1,4 +1,4 @@
-"""One real HTTP server (uvicorn on 127.0.0.1, in a thread) for every fake of a run.
+"""One real HTTP server (uvicorn on 127.0.0.1) for every fake of a run.
 
 Each session's fake is mounted under its own path prefix, ``/s/<key>``, so the runtime
 reaches a fresh fake per scenario at ``http://127.0.0.1:PORT/s/<key>`` over a real
@@ -8,11 +8,12 @@ before the fake's app sees the request, so its log shows the paths the runtime a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import socket
 import threading
-import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from typing import Any, Final
 
 import uvicorn
@@ -68,8 +69,20 @@ async def _not_found(send: Send, path: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class _QuietServer(uvicorn.Server):
+    """A uvicorn server that leaves the process's signals alone: the run routes SIGINT and
+    SIGTERM itself (``harness.interrupt``), and uvicorn would re-raise them after its
+    shutdown."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 class FakeHost:
-    """The server; ``mount(key, fake)`` returns the fake's base URL."""
+    """The server, served by the run's own event loop (no thread: the fakes, the runtime's
+    pipes and the in-process reference share one loop and never wait for a GIL switch);
+    ``mount(key, fake)`` returns the fake's base URL."""
 
     def __init__(self) -> None:
         self.dispatcher = Dispatcher()
@@ -85,24 +98,22 @@ class FakeHost:
             access_log=False,
             timeout_graceful_shutdown=1,
         )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
-        )
+        self._server = _QuietServer(config)
+        self._task: asyncio.Task[None] | None = None
 
     @property
     def url(self) -> str:
         host, port = self._socket.getsockname()[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> None:
-        self._thread.start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"fake host did not start within {START_TIMEOUT_S}s")
-            time.sleep(POLL_S)
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
+        async with asyncio.timeout(START_TIMEOUT_S):
+            while not self._server.started:
+                if self._task.done():
+                    await self._task  # its error, if it failed
+                    raise RuntimeError("fake host stopped while starting")
+                await asyncio.sleep(POLL_S)
 
     def mount(self, key: str, fake: FakeProvider) -> str:
         self.dispatcher.mount(key, build_app(fake))
@@ -111,15 +122,12 @@ class FakeHost:
     def unmount(self, key: str) -> None:
         self.dispatcher.unmount(key)
 
-    def stop(self) -> None:
-        self._server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(STOP_TIMEOUT_S)
+    async def stop(self) -> None:
+        # Nothing to drain: every session has ended (or the run was stopped), and a
+        # graceful shutdown waits in 0.1 s ticks for idle keep-alive connections.
+        self._server.should_exit = self._server.force_exit = True
+        if self._task is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_TIMEOUT_S):
+                    await self._task
         self._socket.close()
-
-    def __enter__(self) -> FakeHost:
-        self.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stop()

@@ -26,8 +26,8 @@ from harness.scenarios.schema import (
     UserTurn,
     all_steps,
 )
-from harness.sut.protocol import Feature, Open, Provider, ToolOffer
-from harness.sut.wires import WIRE_OF_KIND
+from harness.sut.protocol import Open, Provider, ToolOffer
+from harness.sut.wires import WIRE_OF_KIND, Feature
 from harness.wire.model import WireKind
 
 DEFAULT_MODEL: Final = "fake-model"

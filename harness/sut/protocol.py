@@ -16,6 +16,7 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from harness.runtime.errors import HarnessError
+from harness.sut.wires import Feature
 from harness.wire.model import WireKind
 
 PROTOCOL_VERSION: Final = 1
@@ -24,8 +25,6 @@ MAX_LINE_BYTES: Final = 1_048_576
 EXCERPT_CHARS: Final = 120
 """How much of an offending line a protocol error quotes."""
 
-Feature: TypeAlias = Literal["tools", "system", "budget", "turn_limit", "events"]
-FEATURES: Final[tuple[Feature, ...]] = ("tools", "system", "budget", "turn_limit", "events")
 ErrorKind: TypeAlias = Literal["overflow", "provider", "internal"]
 EventKind: TypeAlias = Literal["trim", "compaction", "recovery"]
 Text = Annotated[str, Field(max_length=MAX_LINE_BYTES)]

@@ -34,8 +34,7 @@ from harness.providers.factory import make_client
 from harness.runtime import ProviderProfile, RuntimeProfile, ToolSpec
 from harness.runtime.errors import ContextCapacityExceeded
 from harness.sut.adapter import Adapter, Callbacks, Session, TurnFailed, Unsupported
-from harness.sut.protocol import FEATURES
-from harness.sut.wires import KIND_OF_WIRE
+from harness.sut.wires import FEATURES, KIND_OF_WIRE
 
 RUNTIME_NAME: Final = "trimscope-reference"
 PROVIDER_ALIAS: Final = "sut"

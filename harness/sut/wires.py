@@ -1,4 +1,5 @@
-"""Which scenario provider kinds a protocol runtime can be given, and by which wire name.
+"""Which scenario provider kinds a protocol runtime can be given, by which wire name, and
+the features a runtime declares (stdlib only: ``trimscope sut reference`` starts fast).
 
 A kind is portable when it is its wire's plain client: the reference's other kinds that
 speak the OpenAI chat wire (groq, mistral, azure, ...) add quirks of their provider that
@@ -9,7 +10,7 @@ same requests. ``bedrock`` has no client kind of the reference.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 from harness.wire.model import WireKind
 
@@ -24,3 +25,8 @@ WIRE_OF_KIND: Final = MappingProxyType[str, WireKind](
     }
 )
 KIND_OF_WIRE: Final = MappingProxyType[WireKind, str]({w: k for k, w in WIRE_OF_KIND.items()})
+
+Feature: TypeAlias = Literal["tools", "system", "budget", "turn_limit", "events"]
+FEATURES: Final[tuple[Feature, ...]] = ("tools", "system", "budget", "turn_limit", "events")
+"""What a runtime may declare in its ``hello``: it takes tools, a system prompt, a token
+budget, a turn limit; it self-reports events. A scenario needing one it lacks is skipped."""

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from harness.sut import protocol as p
 from harness.sut.schemas_gen import SCHEMA_DIR
+from harness.sut.wires import FEATURES
 from harness.wire.model import WIRE_KINDS
 
 texts = st.text(max_size=40)
@@ -49,7 +50,7 @@ from_runtime = st.one_of(
         name=ids,
         version=texts,
         wires=st.lists(st.sampled_from(WIRE_KINDS), max_size=3),
-        features=st.lists(st.sampled_from(p.FEATURES), max_size=3),
+        features=st.lists(st.sampled_from(FEATURES), max_size=3),
     ),
     st.builds(p.Opened, session=ids),
     st.builds(p.Unsupported, session=ids, reason=texts),
