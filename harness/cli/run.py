@@ -12,6 +12,7 @@ import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -19,14 +20,14 @@ from rich.console import Console
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.prices import price_lookup, read_pricing
-from harness.cli.sut_run import run_sut, sut_argv
+from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
 from harness.progress import Tracker, tracker
 from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
-from harness.sut.suite import DEFAULT_OP_TIMEOUT_S, DEFAULT_WORKERS, MAX_WORKERS
+from harness.sut.settings import DEFAULT_OP_TIMEOUT_S, DEFAULT_WORKERS, MAX_WORKERS
 from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import (
@@ -138,6 +139,13 @@ def _sut_command(
     return sut_argv(command, err)
 
 
+def _run_sut(argv: list[str], loaded: list[LoadedScenario], **options: Any) -> None:
+    """``run --sut``: imported only then (uvicorn, the fake host, the protocol)."""
+    from harness.cli.sut_run import run_sut  # noqa: PLC0415
+
+    run_sut(argv, loaded, **options)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -237,7 +245,7 @@ def register(app: typer.Typer) -> None:
             err.print("[bold red]--hold-metrics needs --serve-metrics[/]")
             raise typer.Exit(EXIT_INVALID)
         if sut_argv_ is not None:
-            run_sut(
+            _run_sut(
                 sut_argv_,
                 loaded,
                 json_out=json_out,

@@ -19,21 +19,11 @@ from rich.console import Console
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
 from harness.progress import tracker
 from harness.scenarios.loader import LoadedScenario
-from harness.sut.child import CommandError, resolve_command
 from harness.sut.report import FAILED_VERDICTS, summary_table, write_json, write_junit
 from harness.sut.suite import SutOutcome, SutSuite, run_sut_suite
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 180
-
-
-def sut_argv(command: str, err: Console) -> list[str]:
-    """The ``--sut`` command, checked before any work (exit 2 naming the problem)."""
-    try:
-        return resolve_command(command)
-    except CommandError as error:
-        err.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_INVALID) from error
 
 
 def run_sut(

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from fakes.log import Exchange
 from fakes.rows import Row
@@ -30,18 +30,14 @@ from harness.sut.judge import Call, SessionLog, Violation, judge_findings, judge
 from harness.sut.observe import findings
 from harness.sut.portable import not_portable, open_message, wire_of
 from harness.sut.protocol import Open, RuntimeHello
+from harness.sut.settings import (
+    DEFAULT_OP_TIMEOUT_S,
+    DEFAULT_SCENARIO_TIMEOUT_S,
+    DEFAULT_WORKERS,
+)
 from harness.sut.worker import Worker
 
 Verdict: TypeAlias = Literal["PASS", "FAIL", "SKIP", "TIMEOUT", "CRASH", "PROTOCOL"]
-DEFAULT_OP_TIMEOUT_S: Final = 30.0
-"""How long trimscope waits for any one message of the runtime (a hello, an opened, the
-next message of a turn): far above a provider call against a local fake."""
-DEFAULT_SCENARIO_TIMEOUT_S: Final = 120.0
-DEFAULT_WORKERS: Final = 2
-"""Runtime processes a run keeps: two sessions in flight hide most of the time each one
-waits on the other side of a pipe or socket (the bench's ratio); a fault stays with its
-own process."""
-MAX_WORKERS: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
