@@ -12,6 +12,7 @@ is their seam: it turns findings into violations and is empty while findings are
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,8 @@ OVERFLOW: Final = "overflow"
 ERROR_STATUS: Final = 400
 """Statuses from here up are failed requests."""
 MAX_DETAIL_CHARS: Final = 160
+PAIRING_MEMO_ROWS: Final = 4_096
+"""Rows whose tool ids are remembered (least recently used first out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,8 @@ def _short(text: str) -> str:
 
 
 def _json_object(text: str) -> dict[str, object]:
+    if not text.startswith("{"):  # plain text: most rows, and no exception to pay for
+        return {}
     try:
         value = json.loads(text)
     except ValueError:
@@ -96,20 +101,26 @@ def _json_object(text: str) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _call_ids(row: Row) -> list[str]:
-    if row.role != "assistant":
-        return []
-    calls = _json_object(row.content).get("tool_calls")
-    if not isinstance(calls, list):
-        return []
-    return [str(c.get("id")) for c in calls if isinstance(c, dict)]
+@functools.lru_cache(maxsize=PAIRING_MEMO_ROWS)
+def _pairing_ids(row: Row) -> tuple[tuple[str, ...], str | None]:
+    """The tool call ids an assistant row makes and the call id a tool row answers.
+    Remembered: a session's requests repeat most of their rows."""
+    if row.role == "assistant":
+        calls = _json_object(row.content).get("tool_calls")
+        if isinstance(calls, list):
+            return tuple(str(c.get("id")) for c in calls if isinstance(c, dict)), None
+    elif row.role == "tool":
+        found = _json_object(row.content).get("tool_call_id")
+        return (), None if found is None else str(found)
+    return (), None
+
+
+def _call_ids(row: Row) -> tuple[str, ...]:
+    return _pairing_ids(row)[0]
 
 
 def _result_id(row: Row) -> str | None:
-    if row.role != "tool":
-        return None
-    found = _json_object(row.content).get("tool_call_id")
-    return None if found is None else str(found)
+    return _pairing_ids(row)[1]
 
 
 def tool_pairing(log: SessionLog) -> list[Violation]:
