@@ -1,8 +1,8 @@
 """One runtime process of a run and its greeting: started on first use, discarded after
 a fault (the next scenario starts a fresh one), asked to leave at the end.
 
-A run keeps ``workers`` of these (``--sut-workers``), each serving one session at a time,
-so that while one waits on its runtime (a pipe, a provider call) another goes on. A fault
+A run keeps ``workers`` of these (``--sut-workers``, default 1), each serving one session
+at a time, so that on idle cores one goes on while another waits on its runtime. A fault
 stays with the process, and so with the scenario, that had it.
 """
 
