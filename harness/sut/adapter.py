@@ -120,7 +120,11 @@ class Adapter:
         readline = await self._line_reader()
         try:
             while line := await readline():
-                message = json.loads(line)
+                try:
+                    message = json.loads(line)
+                except ValueError:  # not trimscope's: say so on stderr, keep serving
+                    sys.stderr.write(f"adapter: ignored a non-JSON line: {line[:80]!r}\n")
+                    continue
                 if message.get("op") == "bye":
                     break
                 await self.dispatch(message)
@@ -150,6 +154,8 @@ class Adapter:
             self.write(self.hello)
         elif op == "open":
             await self._open(Session(session_id, message, self))
+        elif op == "user" and session_id not in self.sessions:
+            self._error(Session(session_id, {}, self), "internal", "no such session is open")
         elif op == "user":
             task = asyncio.create_task(self._turn(self.sessions[session_id], message["text"]))
             self._turns.add(task)

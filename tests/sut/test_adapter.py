@@ -5,7 +5,9 @@ trimscope importable), talks to the fakes over HTTP with urllib and passes."""
 from __future__ import annotations
 
 import ast
+import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -96,3 +98,17 @@ def test_a_forty_line_runtime_on_a_copy_of_the_adapter_passes(tmp_path: Path) ->
     assert (only.verdict, only.violations, only.detail) == ("PASS", (), "")
     assert only.requests == 3
     assert only.identical == 3  # a plain chat client sends what the reference sends
+
+
+def test_the_adapter_survives_a_bad_line_and_a_turn_for_no_session() -> None:
+    trimscope = Path(sys.executable).with_name("trimscope")
+    lines = b'junk\n{"op":"user","session":"x","text":"hi"}\n{"op":"hello","protocol":1}\n'
+    argv = [str(trimscope), "sut", "reference"]
+    done = subprocess.run(argv, input=lines, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert replies[0] == {
+        "op": "error", "session": "x", "kind": "internal", "message": "no such session is open"
+    }  # fmt: skip
+    assert replies[1]["op"] == "hello"
+    assert b"ignored a non-JSON line: b'junk\\n'" in done.stderr
