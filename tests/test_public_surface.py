@@ -18,6 +18,7 @@ PACKAGES = [
     "harness.telemetry",
     "harness.scenarios",
     "harness.wire",
+    "harness.sut",
     "fakes",
 ]
 
