@@ -3,7 +3,8 @@
 The observer (``harness.wire``) reads bytes as they travelled; a fake's ``Exchange`` keeps
 the decoded request body, so it is written back as JSON (the same content: the observer
 decodes rows, not bytes' spacing). Each exchange carries the session header the observer
-groups by.
+groups by. Overflow answers are recognised as the reference's clients recognise them
+(the ``extended`` classifier).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from collections.abc import Sequence
 
 from fakes.log import Exchange
+from harness.providers.classify import extended_is_overflow
 from harness.wire import ObserverConfig, WireExchange, WireKind, WireObserver
 from harness.wire.model import Finding
 
@@ -22,7 +24,7 @@ def _body(value: object) -> bytes:
 
 def findings(wire: WireKind, session: str, exchanges: Sequence[Exchange]) -> list[Finding]:
     """What the observer infers from the session's generation requests, in order."""
-    config = ObserverConfig()
+    config = ObserverConfig(is_overflow=extended_is_overflow)
     observer = WireObserver(config)
     found: list[Finding] = []
     for exchange in exchanges:
