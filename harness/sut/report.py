@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -23,7 +24,8 @@ from harness.sut.suite import SutOutcome
 
 FAILED_VERDICTS: Final = frozenset({"FAIL", "TIMEOUT", "CRASH", "PROTOCOL"})
 ERROR_VERDICTS: Final = frozenset({"TIMEOUT", "CRASH", "PROTOCOL"})
-VERDICT_STYLE: Final = {"PASS": "green", "SKIP": "dim", "FAIL": "bold red"}
+VERDICT_STYLE: Final = {"PASS": "green", "FAIL": "bold red"}
+VERDICT_ORDER: Final = ("PASS", "FAIL", "TIMEOUT", "CRASH", "PROTOCOL", "SKIP")
 
 
 def outcome_json(outcome: SutOutcome) -> dict[str, object]:
@@ -108,13 +110,18 @@ def write_junit(
 
 
 def summary_table(outcomes: Sequence[SutOutcome], interrupted: str | None) -> Table:
+    """One row per scenario run; skipped ones are counted in the caption (their reasons
+    are in the JSON and the JUnit XML)."""
+    counts = Counter(o.verdict for o in outcomes)
     title = "runtime under test" + (f" (interrupted by {interrupted})" if interrupted else "")
-    table = Table(title=title)
+    caption = ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if counts[v])
+    table = Table(title=title, caption=caption or "no scenario finished")
     for column in ("scenario", "verdict", "requests", "same as ref", "overflows", "trims", "why"):
         table.add_column(column)
     for o in outcomes:
+        if o.verdict == "SKIP":
+            continue
         style = VERDICT_STYLE.get(o.verdict, "bold red")
-        why = o.skipped_reason or _case_message(o)
         table.add_row(
             o.scenario_id,
             f"[{style}]{o.verdict}[/]",
@@ -122,6 +129,6 @@ def summary_table(outcomes: Sequence[SutOutcome], interrupted: str | None) -> Ta
             f"{o.identical}/{o.reference_requests}",
             str(o.overflows),
             str(o.trims),
-            why,
+            _case_message(o),
         )
     return table
