@@ -163,3 +163,40 @@ def test_event_honest_compares_reported_trims_with_the_wire() -> None:
     ]
     assert judge_findings([finding("trim")], 0, reports_events=False) == []
     assert judge_findings([], 5, reports_events=True) == []  # no findings: nothing to compare
+
+
+@st.composite
+def growing_sessions(draw: st.DrawFn) -> SessionLog:
+    """A well-behaved session: each turn's requests carry the system prompt, every earlier
+    exchange and the turn's own user message, within the window."""
+    texts = draw(st.lists(st.text("abcdef ", min_size=1, max_size=8), min_size=1, max_size=6))
+    turns: list[Turn] = []
+    calls: list[Call] = []
+    history = [SYSTEM]
+    for number, text in enumerate(texts, start=1):
+        history.append(user(text))
+        for _ in range(draw(st.integers(1, 3))):
+            calls.append(Call(len(calls) + 1, number, tuple(history), len(history), "reply", 200))
+        history.append(Row("assistant", f"answer {number}"))
+        turns.append(Turn(number, text, "answer"))
+    return SessionLog("sys", WINDOW, tuple(turns), tuple(calls))
+
+
+@given(growing_sessions())
+def test_a_well_behaved_session_violates_nothing(log: SessionLog) -> None:
+    assert judge_session(log) == []
+
+
+@given(growing_sessions(), st.data())
+def test_dropping_the_current_user_message_from_any_request_is_named_at_that_call(
+    log: SessionLog, data: st.DataObject
+) -> None:
+    broken = data.draw(st.sampled_from(log.calls))
+    text = log.turns[broken.turn - 1].text
+    rows = tuple(r for r in broken.rows if not (r.role == "user" and text in r.content))
+    calls = tuple(
+        Call(c.number, c.turn, rows, c.tokens, c.outcome, c.status) if c is broken else c
+        for c in log.calls
+    )
+    found = judge_session(SessionLog(log.system, log.window, log.turns, calls))
+    assert ("current_user_kept", broken.number) in invariants(found)
