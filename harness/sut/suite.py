@@ -92,8 +92,8 @@ class SutSuite:
     async def _after_fault(
         self, item: LoadedScenario, worker: Worker, fault: RuntimeFault, started: float
     ) -> SutOutcome:
-        """Stop the broken process (a new one serves the next scenario), unless it never
-        greeted: then every scenario left gets the same verdict without a new try."""
+        """Stop the broken process (a new one serves the next scenario), unless it did not
+        greet: then every scenario left gets the same verdict without a new try."""
         if worker.hello is None:
             fault = self._broken = RuntimeFault(fault.verdict, f"at hello: {fault.detail}")
         await worker.discard()

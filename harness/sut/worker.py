@@ -28,7 +28,7 @@ class Worker:
         if self.process is not None:
             return self.process
         process = RuntimeProcess(self.argv)
-        self.process = process
+        self.process, self.hello = process, None  # a fresh process must greet again
         await process.start()
         await process.send(Hello())
         reply = await process.receive(self.op_timeout_s, "hello")
