@@ -12,5 +12,5 @@ DEFAULT_SCENARIO_TIMEOUT_S: Final = 120.0
 DEFAULT_WORKERS: Final = 1
 """Runtime processes a run keeps. One: on a busy 2-core machine the run is CPU-bound and a
 second runtime's start-up costs more than the waits it hides (``bench/sut.py`` measured
-1.7x the in-process run with one, 2.0-2.3x with two); more help where cores are idle."""
+about 1.7x the in-process run with one, 2.0-2.3x with two); more help where cores are idle."""
 MAX_WORKERS: Final = 16
