@@ -98,6 +98,26 @@ RULES: dict[str, set[str]] = {
         "pydantic",
         "prometheus_client",
     },
+    # Runtimes under test over the SUT protocol: a child process, the fakes on real HTTP
+    # (uvicorn), the in-process reference to compare with, the wire observer's findings.
+    "harness.sut": {
+        "harness.atomic",
+        "harness.interrupt",
+        "harness.runtime",
+        "harness.wire",
+        "harness.events",
+        "harness.providers",
+        "harness.agent",
+        "harness.scenarios",
+        "harness.telemetry",
+        "harness.sut",
+        "fakes",
+        "httpx",
+        "pydantic",
+        "yaml",
+        "rich",
+        "uvicorn",
+    },
     "harness.progress": {"harness.progress", "rich"},
     "harness.report": {
         "harness.atomic",

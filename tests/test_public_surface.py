@@ -18,6 +18,7 @@ PACKAGES = [
     "harness.telemetry",
     "harness.scenarios",
     "harness.wire",
+    "harness.sut",
     "fakes",
 ]
 
@@ -56,6 +57,10 @@ INTERNAL_ERRORS = {
     # wire/decoded: a body the wire observer cannot read; caught by the observer, which
     # reports an `unobservable` finding instead.
     "harness.wire.decoded.WireDecodeError",
+    # sut/adapter: stdlib only (an adapter's venv copies the file), so it cannot derive
+    # from HarnessError; raised by an adapter's callbacks and caught by the adapter.
+    "harness.sut.adapter.TurnFailed",
+    "harness.sut.adapter.Unsupported",
 }
 # Importing Locust monkey-patches the standard library with gevent; nothing imports it
 # but Locust itself (harness/load/locustfile.py says why), and it defines no exception.

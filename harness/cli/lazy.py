@@ -35,6 +35,10 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
         "Turn transcripts into one self-contained HTML report.",
     ),
     "fake": ("harness.cli.fake", "Fake LLM providers that fail the way real ones do."),
+    "sut": (
+        "harness.cli.sut",
+        "Runtimes under test over the SUT protocol (docs/sut-protocol.md).",
+    ),
     "dashboards": ("harness.cli.dashboards", "Grafana dashboards and Prometheus alerts as code."),
     "scenarios": (
         "harness.cli.scenarios_cmd",

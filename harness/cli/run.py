@@ -10,7 +10,9 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -18,12 +20,14 @@ from rich.console import Console
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
 from harness.cli.prices import price_lookup, read_pricing
+from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
 from harness.progress import Tracker, tracker
 from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
+from harness.sut.settings import DEFAULT_OP_TIMEOUT_S, DEFAULT_WORKERS, MAX_WORKERS
 from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import (
@@ -115,6 +119,33 @@ def _price_of(
     return price_lookup(table, price_as) if table is not None else None
 
 
+def _sut_command(
+    command: str | None,
+    json_out: Path | None,
+    in_process_only: Mapping[str, object],
+    err: Console,
+) -> list[str] | None:
+    """``--sut``'s program, found and executable, or ``None`` without ``--sut``; exit 2
+    when it is not, or when an option that only an in-process run has is given with it."""
+    if command is None:
+        if json_out is not None:
+            err.print("[bold red]--json needs --sut[/]")
+            raise typer.Exit(EXIT_INVALID)
+        return None
+    given = [name for name, value in in_process_only.items() if value is not None]
+    if given:
+        err.print(f"[bold red]{given[0]} applies to in-process runs, not with --sut[/]")
+        raise typer.Exit(EXIT_INVALID)
+    return sut_argv(command, err)
+
+
+def _run_sut(argv: list[str], loaded: list[LoadedScenario], **options: Any) -> None:
+    """``run --sut``: imported only then (uvicorn, the fake host, the protocol)."""
+    from harness.cli.sut_run import run_sut  # noqa: PLC0415
+
+    run_sut(argv, loaded, **options)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -159,14 +190,51 @@ def register(app: typer.Typer) -> None:
         price_as: str | None = typer.Option(
             None, "--price-as", help="Price every call as this model of --prices."
         ),
+        sut: str | None = typer.Option(
+            None,
+            "--sut",
+            help="Run the portable scenarios through this runtime command over the SUT"
+            " protocol (docs/sut-protocol.md) and judge its requests.",
+        ),
+        json_out: Path | None = typer.Option(
+            None, "--json", help="With --sut: write the verdicts as JSON."
+        ),
+        sut_timeout: float = typer.Option(
+            DEFAULT_OP_TIMEOUT_S,
+            "--sut-timeout",
+            min=0.001,
+            max=MAX_SCENARIO_TIMEOUT_S,
+            help="With --sut: seconds to wait for any one message of the runtime.",
+        ),
+        sut_workers: int = typer.Option(
+            DEFAULT_WORKERS,
+            "--sut-workers",
+            min=1,
+            max=MAX_WORKERS,
+            help="With --sut: runtime processes, each running one scenario at a time.",
+        ),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
         err = Console(stderr=True)
         # Every output, port and variable first: nothing is run that could not be reported.
         check_outputs(
-            {"--junit-xml": junit_xml, "--otel-jsonl": otel_jsonl, "--metrics-out": metrics_out},
+            {
+                "--junit-xml": junit_xml,
+                "--otel-jsonl": otel_jsonl,
+                "--metrics-out": metrics_out,
+                "--json": json_out,
+            },
             {"--transcript": transcript},
         )
+        in_process_only = {
+            "--transcript": transcript,
+            "--otel-jsonl": otel_jsonl,
+            "--serve-metrics": serve_metrics,
+            "--metrics-out": metrics_out,
+            "--prices": prices_path,
+            "--otlp": otlp or None,
+        }
+        sut_argv_ = _sut_command(sut, json_out, in_process_only, err)
         check_port("--serve-metrics", serve_metrics, METRICS_HOST)
         check_pattern("-k", k)
         check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
@@ -177,6 +245,17 @@ def register(app: typer.Typer) -> None:
         if hold_metrics > 0 and serve_metrics is None:
             err.print("[bold red]--hold-metrics needs --serve-metrics[/]")
             raise typer.Exit(EXIT_INVALID)
+        if sut_argv_ is not None:
+            _run_sut(
+                sut_argv_,
+                loaded,
+                json_out=json_out,
+                junit_xml=junit_xml,
+                op_timeout_s=sut_timeout,
+                scenario_timeout_s=scenario_timeout,
+                workers=sut_workers,
+                quiet=quiet,
+            )
         price_of = _price_of(prices_path, price_as, serve_metrics, metrics_out, err)
         telemetry = build_telemetry(
             TelemetryOptions(

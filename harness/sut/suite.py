@@ -1,0 +1,222 @@
+"""``trimscope run --sut``: every portable scenario through a runtime process, judged.
+
+``workers`` runtime processes serve the run, a session per scenario, one session at a
+time each (``harness.sut.worker``); a process is started again after a scenario where it
+broke the protocol, hung or died, so one fault costs one verdict. When it cannot even
+greet (``hello``), every scenario left gets that verdict at once: a run is bounded by
+(scenarios x timeouts) at worst. One fake host serves every scenario's fake. The
+in-process reference runs the same scenarios in the background, for the comparison.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, TypeAlias
+
+from fakes.log import Exchange
+from fakes.rows import Row
+from harness.interrupt import StopRequest
+from harness.scenarios.environment import FAKE_FOR_KIND, SCENARIO_API_KEY, build_fake
+from harness.scenarios.loader import LoadedScenario
+from harness.sut.child import RuntimeFault, RuntimeProcess
+from harness.sut.drive import Driven, SessionDriver
+from harness.sut.fakehost import FakeHost
+from harness.sut.inprocess import References
+from harness.sut.judge import Call, SessionLog, Violation, judge_findings, judge_session
+from harness.sut.observe import findings
+from harness.sut.portable import not_portable, open_message, wire_of
+from harness.sut.protocol import Open, RuntimeHello
+from harness.sut.settings import (
+    DEFAULT_OP_TIMEOUT_S,
+    DEFAULT_SCENARIO_TIMEOUT_S,
+    DEFAULT_WORKERS,
+)
+from harness.sut.worker import Worker
+
+Verdict: TypeAlias = Literal["PASS", "FAIL", "SKIP", "TIMEOUT", "CRASH", "PROTOCOL"]
+
+
+@dataclass(frozen=True, slots=True)
+class SutOutcome:
+    path: Path
+    scenario_id: str
+    verdict: Verdict
+    violations: tuple[Violation, ...] = ()
+    skipped_reason: str | None = None
+    detail: str = ""
+    requests: int = 0
+    identical: int = 0
+    reference_requests: int = 0
+    overflows: int = 0
+    trims: int = 0
+    duration_s: float = 0.0
+
+
+@dataclass
+class SutSuite:
+    argv: list[str]
+    op_timeout_s: float = DEFAULT_OP_TIMEOUT_S
+    scenario_timeout_s: float = DEFAULT_SCENARIO_TIMEOUT_S
+    workers: int = DEFAULT_WORKERS
+    hello: RuntimeHello | None = None
+    """The first hello any process gave (the JSON's ``sut``)."""
+    _broken: RuntimeFault | None = None
+    host: FakeHost = field(default_factory=FakeHost)
+    references: References = field(default_factory=References)
+
+    async def run_one(self, item: LoadedScenario, index: int, worker: Worker) -> SutOutcome:
+        reason = not_portable(item.scenario)
+        if reason is not None:
+            return SutOutcome(item.path, item.scenario.id, "SKIP", skipped_reason=reason)
+        if self._broken is not None:
+            return _faulted(item, self._broken, 0.0)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.scenario_timeout_s):
+                process = await worker.greeted()
+                self.hello = self.hello or worker.hello
+                reason = worker.skip_reason(item)
+                if reason is not None:
+                    return SutOutcome(item.path, item.scenario.id, "SKIP", skipped_reason=reason)
+                return await self._session(process, worker, item, index, started)
+        except RuntimeFault as fault:
+            return await self._after_fault(item, worker, fault, started)
+        except TimeoutError:
+            overdue = RuntimeFault("TIMEOUT", f"scenario over {self.scenario_timeout_s:g}s")
+            return await self._after_fault(item, worker, overdue, started)
+
+    async def _after_fault(
+        self, item: LoadedScenario, worker: Worker, fault: RuntimeFault, started: float
+    ) -> SutOutcome:
+        """Stop the broken process (a new one serves the next scenario), unless it did not
+        greet: then every scenario left gets the same verdict without a new try."""
+        if worker.hello is None:
+            fault = self._broken = RuntimeFault(fault.verdict, f"at hello: {fault.detail}")
+        await worker.discard()
+        return _faulted(item, fault, time.perf_counter() - started)
+
+    async def _session(
+        self,
+        process: RuntimeProcess,
+        worker: Worker,
+        item: LoadedScenario,
+        index: int,
+        started: float,
+    ) -> SutOutcome:
+        scenario = item.scenario
+        spec = next(iter(scenario.providers.values()))
+        fake = build_fake(spec)
+        key = f"{index}"
+        base_url = self.host.mount(key, fake) + FAKE_FOR_KIND[spec.kind][1]
+        try:
+            opening = open_message(scenario, scenario.id, base_url, SCENARIO_API_KEY)
+            driven = await SessionDriver(process, scenario, fake, self.op_timeout_s).run(opening)
+        finally:
+            self.host.unmount(key)
+        if driven.unsupported is not None:
+            reason = f"the runtime said unsupported: {driven.unsupported}"
+            return SutOutcome(item.path, scenario.id, "SKIP", skipped_reason=reason)
+        expected = await _settled(self.references.expected(item))
+        outcome = self._judged(
+            item,
+            worker,
+            opening=opening,
+            driven=driven,
+            exchanges=fake.log.calls(),
+            expected=expected,
+        )
+        return replace(outcome, duration_s=time.perf_counter() - started)
+
+    def _judged(
+        self,
+        item: LoadedScenario,
+        worker: Worker,
+        *,
+        opening: Open,
+        driven: Driven,
+        exchanges: Sequence[Exchange],
+        expected: list[tuple[Row, ...]],
+    ) -> SutOutcome:
+        """The verdict from the fake's log (and, once merged, the wire's findings)."""
+        scenario = item.scenario
+        calls = tuple(
+            Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status)
+            for n, (e, turn) in enumerate(zip(exchanges, driven.turn_of_call, strict=False), 1)
+        )
+        log = SessionLog(scenario.system_prompt, opening.context_window, tuple(driven.turns), calls)
+        trims = sum(event.kind == "trim" for event in driven.events)
+        seen = findings(wire_of(scenario), scenario.id, exchanges)
+        reports_events = worker.hello is not None and "events" in worker.hello.features
+        violations = judge_session(log) + judge_findings(seen, trims, reports_events=reports_events)
+        return SutOutcome(
+            item.path,
+            scenario.id,
+            "FAIL" if violations else "PASS",
+            violations=tuple(violations),
+            requests=len(calls),
+            identical=sum(c.rows == rows for c, rows in zip(calls, expected, strict=False)),
+            reference_requests=len(expected),
+            overflows=sum(c.outcome == "overflow" for c in calls),
+            trims=max(trims, sum(f.kind == "trim" for f in seen)),
+        )
+
+
+async def _settled(expected: asyncio.Future[list[tuple[Row, ...]]]) -> list[tuple[Row, ...]]:
+    """The reference's requests; none when it failed (the comparison then counts zero)."""
+    try:
+        return await expected
+    except Exception:
+        return []
+
+
+def _faulted(item: LoadedScenario, fault: RuntimeFault, duration_s: float) -> SutOutcome:
+    verdict: Verdict = fault.verdict  # type: ignore[assignment]
+    return SutOutcome(item.path, item.scenario.id, verdict, detail=fault.detail,
+                      duration_s=duration_s)  # fmt: skip
+
+
+Progress = Callable[[SutOutcome], None]
+
+
+def run_sut_suite(
+    suite: SutSuite, loaded: Sequence[LoadedScenario], progress: Progress, stop: StopRequest
+) -> list[SutOutcome]:
+    """Every scenario (in the order given), or those finished before a stop. ``workers``
+    runtime processes take the scenarios in turn; the processes and the fake host are
+    stopped (process groups reaped) in every case, Ctrl-C included."""
+
+    async def main() -> list[SutOutcome]:
+        loop = asyncio.get_running_loop()
+        finished: dict[int, SutOutcome] = {}
+        pending = iter(enumerate(loaded))
+        workers = [Worker(suite.argv, suite.op_timeout_s) for _ in range(suite.workers)]
+
+        async def serve(worker: Worker) -> None:
+            for index, item in pending:  # one shared iterator: each scenario runs once
+                finished[index] = outcome = await suite.run_one(item, index, worker)
+                progress(outcome)
+
+        await suite.host.start()
+        suite.references.start(loaded)
+        every = asyncio.gather(*(serve(worker) for worker in workers))
+
+        def cancel() -> None:  # from the signal handler: through the loop's self-pipe
+            loop.call_soon_threadsafe(every.cancel)
+
+        try:
+            with stop.on_request(cancel):
+                await every
+        except asyncio.CancelledError:
+            if not stop.requested:
+                raise
+        finally:
+            await suite.references.stop()
+            await asyncio.gather(*(worker.close() for worker in workers))
+            await suite.host.stop()
+        return [finished[index] for index in sorted(finished)]
+
+    return asyncio.run(main())
