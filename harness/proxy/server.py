@@ -1,0 +1,134 @@
+"""The proxy as a real HTTP server: uvicorn on a socket bound before it starts.
+
+``ProxyServer(proxy).serve(on_ready)`` runs in the calling (main) thread until SIGINT or
+SIGTERM: uvicorn stops accepting, lets the exchanges in flight finish for up to
+``GRACEFUL_S`` seconds (then cancels them; each is still observed, as a client that
+left), closes the upstream connections, and re-raises the signal to the handler the
+caller installed (``harness.interrupt.stop_on_signals``). ``start()``/``stop()`` run it
+in a background thread instead (tests, the bench).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Final
+
+import uvicorn
+
+from harness.proxy.app import ObservingProxy
+
+GRACEFUL_S: Final = 5
+"""How long a stop waits for exchanges in flight (a stream may run for minutes)."""
+BACKLOG: Final = 1024
+_POLL_S: Final = 0.01
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket with TCP_NODELAY (accepted sockets inherit it: without it,
+    Nagle's algorithm and delayed ACKs add ~40 ms to answers written in pieces)."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(BACKLOG)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, calling ``on_ready`` once it accepts connections."""
+
+    def __init__(self, config: uvicorn.Config, on_ready: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._on_ready = on_ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self._on_ready()
+
+
+class ProxyServer:
+    """One proxy's server on ``host:port`` (0: a free port); the socket is bound here, so
+    ``url`` is known before it serves."""
+
+    def __init__(
+        self, proxy: ObservingProxy, host: str = "127.0.0.1", port: int = 0,
+        *, log_level: str = "warning",
+    ) -> None:  # fmt: skip
+        self.proxy = proxy
+        self._socket = bind(host, port)
+        self._ready = threading.Event()
+        config = uvicorn.Config(
+            proxy.app,
+            lifespan="on",
+            log_level=log_level,
+            access_log=False,  # an access log would print paths with ?key=
+            server_header=False,  # the upstream's own server and date headers go through
+            date_header=False,
+            timeout_graceful_shutdown=GRACEFUL_S,
+        )
+        self._server = _Server(config, self._started)
+        self._thread: threading.Thread | None = None
+        self._announce: Callable[[str], None] | None = None
+
+    def _started(self) -> None:
+        self._ready.set()
+        if self._announce is not None:
+            self._announce(self.url)
+
+    @property
+    def url(self) -> str:
+        return url_of(self._socket)
+
+    def serve(self, on_ready: Callable[[str], None]) -> None:
+        """Serve in this thread until a signal (see the module's docstring)."""
+        self._announce = on_ready
+        try:
+            self._server.run(sockets=[self._socket])
+        finally:
+            self._socket.close()
+
+    def start(self, timeout: float = 10.0) -> str:
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True,
+            name="trimscope-proxy",
+        )  # fmt: skip
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._ready.wait(_POLL_S):
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the proxy did not start within {timeout} s")
+        return self.url
+
+    def stop(self, timeout: float = 15.0) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                raise RuntimeError(f"the proxy did not stop within {timeout} s")
+        self._socket.close()
+
+    def __enter__(self) -> ProxyServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:  # fmt: skip
+        self.stop()
+
+
+__all__ = ["GRACEFUL_S", "ProxyServer", "bind", "url_of"]
