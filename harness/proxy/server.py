@@ -88,6 +88,11 @@ class ProxyServer:
             self._announce(self.url)
 
     @property
+    def started(self) -> bool:
+        """Whether it accepted connections at some point."""
+        return self._ready.is_set()
+
+    @property
     def url(self) -> str:
         return url_of(self._socket)
 

@@ -10,6 +10,7 @@ its bodies scrubbed of keys; ``traffic`` says how it ended and how many bytes cr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, Protocol, TypeAlias
@@ -67,17 +68,30 @@ class JsonlFindings:
 
 
 class Sinks:
-    """Several sinks as one, told in the order given; ``close`` closes each even when
-    one fails, then raises the first failure."""
+    """Several sinks as one, told in the order given. A sink that cannot write (``OSError``:
+    a full disk, a folder removed) is reported once through ``on_error`` and told no more;
+    the others go on and so does the proxy (``failed`` says which failed, for the exit
+    status). ``close`` closes each even when one fails, then raises the first failure."""
 
-    def __init__(self, sinks: list[FindingSink]) -> None:
+    def __init__(
+        self, sinks: list[FindingSink], on_error: Callable[[str], None] | None = None
+    ) -> None:
         self.sinks = list(sinks)
+        self.failed: list[FindingSink] = []
+        self._on_error = on_error
 
     def accept(
         self, exchange: WireExchange, findings: tuple[Finding, ...], traffic: Traffic
     ) -> None:
         for sink in self.sinks:
-            sink.accept(exchange, findings, traffic)
+            if sink in self.failed:
+                continue
+            try:
+                sink.accept(exchange, findings, traffic)
+            except OSError as error:
+                self.failed.append(sink)
+                if self._on_error is not None:
+                    self._on_error(f"cannot write {error.filename or sink}: {error.strerror}")
 
     def close(self) -> None:
         failure: BaseException | None = None
