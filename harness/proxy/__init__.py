@@ -17,13 +17,14 @@ from harness.proxy.app import (
     ProxySettings,
 )
 from harness.proxy.record import CassetteRecorder, read_cassette
-from harness.proxy.server import ProxyServer
+from harness.proxy.server import AsgiServer, ProxyServer
 from harness.proxy.sinks import FindingSink, JsonlFindings, Outcome, Sinks, Traffic
 from harness.proxy.upstream import Upstream, UpstreamError, parse_upstream
 
 __all__ = [
     "DEFAULT_UPSTREAM_TIMEOUT_S",
     "ERROR_HEADER",
+    "AsgiServer",
     "CassetteRecorder",
     "FindingSink",
     "JsonlFindings",

@@ -1,11 +1,11 @@
 """The proxy as a real HTTP server: uvicorn on a socket bound before it starts.
 
-``ProxyServer(proxy).serve(on_ready)`` runs in the calling (main) thread until SIGINT or
-SIGTERM: uvicorn stops accepting, lets the exchanges in flight finish for up to
-``GRACEFUL_S`` seconds (then cancels them; each is still observed, as a client that
-left), closes the upstream connections, and re-raises the signal to the handler the
-caller installed (``harness.interrupt.stop_on_signals``). ``start()``/``stop()`` run it
-in a background thread instead (tests, the bench).
+``ProxyServer(proxy).serve(on_ready)`` (an ``AsgiServer`` of the proxy's app) runs in the
+calling (main) thread until SIGINT or SIGTERM: uvicorn stops accepting, lets the
+exchanges in flight finish for up to ``GRACEFUL_S`` seconds (then cancels them; each is
+still observed, as a client that left), closes the upstream connections, and re-raises
+the signal to the handler the caller installed (``harness.interrupt.stop_on_signals``).
+``start()``/``stop()`` run it in a background thread instead (tests, the bench).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Final
+from typing import Final, Self
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from harness.proxy.app import ObservingProxy
 
@@ -58,19 +59,19 @@ class _Server(uvicorn.Server):
             self._on_ready()
 
 
-class ProxyServer:
-    """One proxy's server on ``host:port`` (0: a free port); the socket is bound here, so
-    ``url`` is known before it serves."""
+class AsgiServer:
+    """An ASGI app served by uvicorn on ``host:port`` (0: a free port); the socket is bound
+    here, so ``url`` is known before it serves. The proxy's server, and the same stack for
+    the bench's bare pass-through and the tests' small upstreams."""
 
     def __init__(
-        self, proxy: ObservingProxy, host: str = "127.0.0.1", port: int = 0,
+        self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0,
         *, log_level: str = "warning",
     ) -> None:  # fmt: skip
-        self.proxy = proxy
         self._socket = bind(host, port)
         self._ready = threading.Event()
         config = uvicorn.Config(
-            proxy.app,
+            app,
             lifespan="on",
             log_level=log_level,
             access_log=False,  # an access log would print paths with ?key=
@@ -107,7 +108,7 @@ class ProxyServer:
     def start(self, timeout: float = 10.0) -> str:
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True,
-            name="trimscope-proxy",
+            name="trimscope-asgi-server",
         )  # fmt: skip
         self._thread.start()
         deadline = time.monotonic() + timeout
@@ -125,7 +126,7 @@ class ProxyServer:
                 raise RuntimeError(f"the proxy did not stop within {timeout} s")
         self._socket.close()
 
-    def __enter__(self) -> ProxyServer:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -136,4 +137,15 @@ class ProxyServer:
         self.stop()
 
 
-__all__ = ["GRACEFUL_S", "ProxyServer", "bind", "url_of"]
+class ProxyServer(AsgiServer):
+    """One observing proxy's server."""
+
+    def __init__(
+        self, proxy: ObservingProxy, host: str = "127.0.0.1", port: int = 0,
+        *, log_level: str = "warning",
+    ) -> None:  # fmt: skip
+        super().__init__(proxy.app, host, port, log_level=log_level)
+        self.proxy = proxy
+
+
+__all__ = ["GRACEFUL_S", "AsgiServer", "ProxyServer", "bind", "url_of"]
