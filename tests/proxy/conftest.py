@@ -120,7 +120,7 @@ def start_proxy() -> Iterator[ProxyFactory]:
     ) -> RunningProxy:
         kept = Kept()
         settings = ProxySettings(parse_upstream(upstream), wire, max_body_bytes, upstream_timeout_s)
-        all_sinks = Sinks([kept, *(sinks or [])])
+        all_sinks = Sinks([*(sinks or []), kept])  # told last: a wait covers the others
         proxy = ObservingProxy(settings, observer or WireObserver(), all_sinks)
         running = RunningProxy(ProxyServer(proxy), kept)
         running.server.start()
