@@ -18,6 +18,7 @@ PACKAGES = [
     "harness.telemetry",
     "harness.scenarios",
     "harness.wire",
+    "harness.proxy",
     "fakes",
 ]
 
@@ -56,6 +57,9 @@ INTERNAL_ERRORS = {
     # wire/decoded: a body the wire observer cannot read; caught by the observer, which
     # reports an `unobservable` finding instead.
     "harness.wire.decoded.WireDecodeError",
+    # proxy/app: an upstream that broke after its headers were forwarded; raised out of the
+    # answer's stream and caught by the response, which drops the client's connection.
+    "harness.proxy.app._UpstreamBroke",
 }
 # Importing Locust monkey-patches the standard library with gevent; nothing imports it
 # but Locust itself (harness/load/locustfile.py says why), and it defines no exception.

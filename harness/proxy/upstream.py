@@ -13,10 +13,12 @@ from __future__ import annotations
 import urllib.parse
 from dataclasses import dataclass
 
+from harness.runtime import HarnessError
+
 SCHEMES = ("http", "https")
 
 
-class UpstreamError(ValueError):
+class UpstreamError(HarnessError, ValueError):
     """``--upstream`` is not a URL the proxy can forward to; the message says why."""
 
 
