@@ -10,6 +10,7 @@ the signal to the handler the caller installed (``harness.interrupt.stop_on_sign
 
 from __future__ import annotations
 
+import gc
 import socket
 import threading
 import time
@@ -100,6 +101,11 @@ class AsgiServer:
     def serve(self, on_ready: Callable[[str], None]) -> None:
         """Serve in this thread until a signal (see the module's docstring)."""
         self._announce = on_ready
+        # What the process imported so far (the CLI, typer, rich, prometheus, OpenTelemetry
+        # through the telemetry package) lives until exit: out of the collector's sight, a
+        # full collection no longer walks it every few dozen requests.
+        gc.collect()
+        gc.freeze()
         try:
             self._server.run(sockets=[self._socket])
         finally:
