@@ -35,7 +35,7 @@ def bare_app(upstream_url: str) -> Starlette:
         async with httpx.AsyncClient(timeout=60, trust_env=False) as client:
             for name in list(client.headers):
                 del client.headers[name]
-            clients.append(client)
+            clients[:] = [client]  # one per lifespan (a restarted app gets a fresh one)
             yield
 
     async def forward(request: Request) -> Response:

@@ -83,7 +83,9 @@ class _Flight:
         self.query_string: bytes = scope.get("query_string", b"")
         self.method = request.method
         self.raw_headers = list(request.headers.raw)
-        query = urllib.parse.parse_qs(self.query_string.decode("latin-1"))
+        query = (
+            urllib.parse.parse_qs(self.query_string.decode("latin-1")) if self.query_string else {}
+        )
         self.secrets = secret_values(self.raw_headers, query)
         self.sent = BoundedCopy(proxy.settings.max_body_bytes)
         self.received = BoundedCopy(proxy.settings.max_body_bytes)
@@ -146,18 +148,17 @@ class _Flight:
 
     def _exchange(self) -> WireExchange:
         answer, limit = self.answer, self.proxy.settings.max_body_bytes
+        request_headers = redacted_headers(self.raw_headers)
         response_headers = redacted_headers(answer.headers.raw) if answer is not None else {}
         body = self.received.body()
         plain = decoded(body, response_headers.get("content-encoding", ""), limit)
         sent = self.sent.body()
-        sent_plain = decoded(
-            sent, redacted_headers(self.raw_headers).get("content-encoding", ""), limit
-        )
+        sent_plain = decoded(sent, request_headers.get("content-encoding", ""), limit)
         return WireExchange(
             wire=self.proxy.settings.wire,
             method=self.method,
             path=self.path,
-            request_headers=redacted_headers(self.raw_headers),
+            request_headers=request_headers,
             request_body=scrub(sent if sent_plain is None else sent_plain, self.secrets),
             status=answer.status_code if answer is not None else None,
             response_headers=response_headers,
