@@ -151,10 +151,12 @@ def _trimscope() -> list[str]:
 
 
 @contextmanager
-def _server(command: list[str]) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """Start a server process that prints its URL; stop it (and wait) on the way out."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+def _server(command: list[str], log: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Start a server process that prints its URL (its stderr goes to ``log``); stop it
+    (and wait) on the way out."""
+    with log.open("w", encoding="utf-8") as errors:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
     try:
         assert process.stdout is not None
         deadline = time.monotonic() + STARTUP_S
@@ -234,20 +236,24 @@ def main(argv: list[str] | None = None) -> int:
         script = Path(folder) / "fake.yaml"
         script.write_text(f"default: {{latency_ms: {args.latency_ms}}}\n", encoding="utf-8")
         results = _run_all(script, loads, args.rounds)
-    report(results, print)
+        report(results, print)
+        if any(result.unfinished for result in results):
+            for log in sorted(Path(folder).glob("*.log")):  # what the servers said
+                print(f"\n{log.name}:\n" + "".join(log.read_text().splitlines(True)[-5:]))
     return 0
 
 
 def _run_all(script: Path, loads: list[int], rounds: int) -> list[Figures]:
     fake_command = [*_trimscope(), "fake", "serve", "--provider", "openai", "--model", "m",
                     "--context-window", "100000", "--script", str(script)]  # fmt: skip
-    with _server(fake_command) as (fake, _):
+    logs = script.parent
+    with _server(fake_command, logs / "fake.log") as (fake, _):
         proxy_command = [*_trimscope(), "proxy", "--upstream", fake + "/v1",
                          "--wire", "openai_chat", "--port", "0"]  # fmt: skip
         bare_command = [sys.executable, "-m", "bench.proxy_bare", fake + "/v1"]
-        with _server(proxy_command) as (proxy, proxy_process), _server(bare_command) as (
-            bare, bare_process
-        ):  # fmt: skip
+        with _server(proxy_command, logs / "proxy.log") as (proxy, proxy_process), _server(
+            bare_command, logs / "bare.log"
+        ) as (bare, bare_process):  # fmt: skip
             bases = {"direct": fake + "/v1", "proxy": proxy, "bare": bare + "/v1"}
             pids = {"proxy": proxy_process.pid, "bare": bare_process.pid}
             return [figures(_measure(bases, pids, load, rounds)) for load in loads]

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from harness.interrupt import StopRequest, stop_on_signals
 from harness.proxy import AsgiServer, parse_upstream
-from harness.proxy.app import METHODS
+from harness.proxy.app import MAX_UPSTREAM_CONNECTIONS, METHODS, UPSTREAM_KEEP_ALIVE_S
 from harness.proxy.headers import forward_request_headers, forward_response_headers
 
 
@@ -32,7 +32,9 @@ def bare_app(upstream_url: str) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with httpx.AsyncClient(timeout=60, trust_env=False) as client:
+        limits = httpx.Limits(max_connections=MAX_UPSTREAM_CONNECTIONS,
+                              keepalive_expiry=UPSTREAM_KEEP_ALIVE_S)  # the proxy's  # fmt: skip
+        async with httpx.AsyncClient(timeout=60, trust_env=False, limits=limits) as client:
             for name in list(client.headers):
                 del client.headers[name]
             clients[:] = [client]  # one per lifespan (a restarted app gets a fresh one)

@@ -12,6 +12,7 @@ written, ``--metrics-out`` was written and the record closed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -159,7 +160,6 @@ def proxy(
     check_listen(host, port, serve_metrics_port, allow_remote=allow_remote)
     header = check_session_header(session_header)
     check_output_paths(findings_jsonl, metrics_out, record)
-    registry = CollectorRegistry()
     observer = WireObserver(
         ObserverConfig(
             session_header=header,
@@ -169,27 +169,44 @@ def proxy(
         )
     )
     settings = ProxySettings(parsed, kind, max_body_bytes, upstream_timeout_s)
-    sinks = _sinks(registry, findings_jsonl, record)
+    outputs = Outputs(findings_jsonl, record, metrics_out, serve_metrics_port)
+    raise typer.Exit(_serve(settings, observer, (host, port), outputs))
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    findings_jsonl: Path | None
+    record: Path | None
+    metrics_out: Path | None
+    serve_metrics_port: int | None
+
+
+def _serve(
+    settings: ProxySettings, observer: WireObserver, listen: tuple[str, int], outputs: Outputs
+) -> int:
+    """Serve until a signal; every output closed or written on the way out; the exit code."""
+    registry = CollectorRegistry()  # the proxy's own, never the global one
+    sinks = _sinks(registry, outputs.findings_jsonl, outputs.record)
     try:
-        server = ProxyServer(ObservingProxy(settings, observer, sinks), host, port)
+        server = ProxyServer(ObservingProxy(settings, observer, sinks), *listen)
     except OSError as error:  # taken since it was checked free
         sinks.close()
-        _say(f"cannot listen on {host}:{port}: {error.strerror}")
-        raise typer.Exit(EXIT_UNWRITTEN) from None
+        _say(f"cannot listen on {listen[0]}:{listen[1]}: {error.strerror}")
+        return EXIT_UNWRITTEN
     metrics_server = None
-    if serve_metrics_port is not None:
-        metrics_server = serve_metrics(registry, serve_metrics_port)
+    if outputs.serve_metrics_port is not None:
+        metrics_server = serve_metrics(registry, outputs.serve_metrics_port)
         _say(f"metrics: {metrics_server.url}")
     stop = StopRequest()
     try:
         with stop_on_signals(stop):
-            server.serve(on_ready=_announcer(parsed, kind))
+            server.serve(on_ready=_announcer(settings.upstream, settings.wire))
     finally:
-        code = _finish(sinks, registry, (metrics_out, metrics_server), stop)
+        code = _finish(sinks, registry, (outputs.metrics_out, metrics_server), stop)
     if not server.started and stop.exit_code is None:
         _say("the server did not start")
-        code = EXIT_UNWRITTEN
-    raise typer.Exit(code)
+        return EXIT_UNWRITTEN
+    return code
 
 
 def _one_line_paragraphs(text: str) -> str:

@@ -50,6 +50,10 @@ DEFAULT_UPSTREAM_TIMEOUT_S: Final = 300.0
 """The longest the upstream may stay silent (connecting, before its headers, between two
 chunks); a model thinking before its first token is slow, a hung one is silent forever."""
 MAX_UPSTREAM_CONNECTIONS: Final = 1024
+UPSTREAM_KEEP_ALIVE_S: Final = 4.0
+"""How long an idle upstream connection is reused: under uvicorn's 5 s (the fakes, local
+servers), so the proxy drops it before the upstream does (reusing one the upstream is
+closing fails that request); hosted providers keep theirs a minute or more."""
 ERROR_HEADER: Final = "x-trimscope-proxy-error"
 METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
@@ -220,6 +224,7 @@ class ObservingProxy:
         limits = httpx.Limits(
             max_connections=MAX_UPSTREAM_CONNECTIONS,
             max_keepalive_connections=MAX_UPSTREAM_CONNECTIONS,
+            keepalive_expiry=UPSTREAM_KEEP_ALIVE_S,
         )
         async with httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Final
 
-from harness.proxy.sinks import Traffic
+from harness.proxy.sinks import Traffic, named_errors
 from harness.wire import Finding, WireExchange
 
 CASSETTE_VERSION: Final = 1
@@ -72,8 +72,9 @@ class CassetteRecorder:
         self, exchange: WireExchange, findings: tuple[Finding, ...], traffic: Traffic
     ) -> None:
         line = json.dumps(cassette_line(exchange, findings, traffic), separators=(",", ":"))
-        self._stream.write(line + "\n")
-        self._stream.flush()
+        with named_errors(self.path):
+            self._stream.write(line + "\n")
+            self._stream.flush()
 
     def close(self) -> None:
         self._stream.close()
@@ -93,7 +94,8 @@ def read_cassette(path: Path) -> list[dict[str, object]]:
 def chunks_of(entry: dict[str, object]) -> list[bytes]:
     """The answer's bytes of one cassette entry, in the pieces they arrived in."""
     raw = entry["response_chunks"]
-    assert isinstance(raw, list)
+    if not isinstance(raw, list):
+        raise ValueError(f"response_chunks is a list in a cassette, found {type(raw).__name__}")
     if entry["response_encoding"] == "base64":
         return [base64.b64decode(piece) for piece in raw]
     return [str(piece).encode("utf-8") for piece in raw]

@@ -26,6 +26,11 @@ from harness.proxy.app import ObservingProxy
 GRACEFUL_S: Final = 5
 """How long a stop waits for exchanges in flight (a stream may run for minutes)."""
 BACKLOG: Final = 1024
+CLIENT_KEEP_ALIVE_S: Final = 75
+"""How long an idle client connection is kept (nginx's default). Longer than clients keep
+theirs (httpx 5 s, most SDKs under a minute), so the client closes first: a server that
+closes an idle connection as the client reuses it breaks that request (uvicorn's default
+is 5 s, httpx's 5 s: a race a bench run of 50 sessions lost)."""
 _POLL_S: Final = 0.01
 
 
@@ -79,6 +84,7 @@ class AsgiServer:
             server_header=False,  # the upstream's own server and date headers go through
             date_header=False,
             timeout_graceful_shutdown=GRACEFUL_S,
+            timeout_keep_alive=CLIENT_KEEP_ALIVE_S,
         )
         self._server = _Server(config, self._started)
         self._thread: threading.Thread | None = None

@@ -9,8 +9,9 @@ its bodies scrubbed of keys; ``traffic`` says how it ended and how many bytes cr
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, Protocol, TypeAlias
@@ -48,6 +49,17 @@ class FindingSink(Protocol):
     def close(self) -> None: ...
 
 
+@contextlib.contextmanager
+def named_errors(path: Path) -> Iterator[None]:
+    """An ``OSError`` of a write names the file (a failed flush names none)."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror, str(path)) from error
+
+
 class JsonlFindings:
     """``--findings-jsonl FILE``: one ``Finding.to_json()`` per line, flushed per line, so a
     reader (``tail -f``) sees each finding as it happens and a stop loses none."""
@@ -59,9 +71,10 @@ class JsonlFindings:
     def accept(
         self, exchange: WireExchange, findings: tuple[Finding, ...], traffic: Traffic
     ) -> None:
-        for finding in findings:
-            self._stream.write(json.dumps(finding.to_json(), separators=(",", ":")) + "\n")
-            self._stream.flush()
+        with named_errors(self.path):
+            for finding in findings:
+                self._stream.write(json.dumps(finding.to_json(), separators=(",", ":")) + "\n")
+                self._stream.flush()
 
     def close(self) -> None:
         self._stream.close()
@@ -99,9 +112,10 @@ class Sinks:
             try:
                 sink.close()
             except Exception as error:  # the others still close
-                failure = failure or error
+                if not (isinstance(error, OSError) and sink in self.failed):  # said once
+                    failure = failure or error
         if failure is not None:
             raise failure
 
 
-__all__ = ["FindingSink", "JsonlFindings", "Outcome", "Sinks", "Traffic"]
+__all__ = ["FindingSink", "JsonlFindings", "Outcome", "Sinks", "Traffic", "named_errors"]

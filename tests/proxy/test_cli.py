@@ -59,12 +59,15 @@ def test_a_signal_stops_it_with_every_output_written_and_no_key_anywhere(
     fake_server: FakeServerFactory, tmp_path: Path, signum: signal.Signals
 ) -> None:
     fake = fake_server("openai", "m", context_window=4000)
-    running, base = _proxy(fake.base_url + "/v1", tmp_path)
+    running, base = _proxy(fake.base_url + "/v1", tmp_path, "--serve-metrics", "0")
+    [live] = [line.split()[-1] for line in running.stderr if "metrics: http" in line]
     chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     for stream in (False, True):
         answer = httpx.post(base + "/chat/completions", json={**chat, "stream": stream},
                             headers={"authorization": f"Bearer {CANARY}"})  # fmt: skip
         assert answer.status_code == 200
+    served = httpx.get(live).text  # live while it runs
+    assert _sample(served, f"{n.REQUESTS}_total", '{status_class="2xx"}') == 2
     running.process.send_signal(signum)
     code, out, err = finish(running)
     assert code == EXIT_FOR[signum]

@@ -12,7 +12,7 @@ from starlette.types import ASGIApp
 
 from fakes.pytest_plugin import FakeServerFactory
 from fakes.script import FakeScript, fail
-from harness.proxy import CassetteRecorder, FindingSink, JsonlFindings, read_cassette
+from harness.proxy import CassetteRecorder, FindingSink, JsonlFindings, Sinks, read_cassette
 from harness.proxy.record import chunks_of
 from tests.proxy.conftest import DerivingObserver, ProxyFactory
 from tests.proxy.upstreams import echo_app
@@ -109,3 +109,23 @@ def test_keys_are_forwarded_but_written_nowhere_not_even_echoed(
     handed = repr([*echo.kept.seen, *masked.kept.seen])
     assert CANARY not in handed
     assert CANARY[-12:] not in handed
+
+
+def test_an_output_that_cannot_be_written_is_reported_once_and_the_proxy_goes_on(
+    start_proxy: ProxyFactory, fake_server: FakeServerFactory, tmp_path: Path
+) -> None:
+    """``/dev/full`` refuses every write (ENOSPC), as a full disk does."""
+    fake = fake_server("openai", "m", context_window=4000)
+    said: list[str] = []
+    full = JsonlFindings(Path("/dev/full"))
+    fine = JsonlFindings(tmp_path / "fine.jsonl")
+    sinks = Sinks([full, fine], on_error=said.append)
+    proxy = start_proxy(fake.base_url + "/v1", observer=DerivingObserver(), sinks=[sinks])
+    for _ in range(3):
+        answer = httpx.post(proxy.url + "/v1/chat/completions", json=CHAT)
+        assert answer.status_code == 200
+    proxy.kept.wait(3)
+    assert len(said) == 1
+    assert "/dev/full" in said[0]
+    assert sinks.failed == [full]
+    assert len((tmp_path / "fine.jsonl").read_text().splitlines()) == 3
