@@ -109,11 +109,12 @@ def report(results: Sequence[Figures], say: Callable[[str], None]) -> None:
     for result in results:
         if result.unfinished is not None:
             say(f"\n{result.sessions} sessions: not run to the end ({result.unfinished})")
-            continue
         rows = [[t, f"{result.p50_ms[t]:.2f} ms", f"{result.p99_ms[t]:.2f} ms"]
                 for t in TARGETS if t in result.p50_ms]  # fmt: skip
-        say(f"\n{result.sessions} concurrent sessions, latency per request")
-        say(table(["target", "p50", "p99"], rows))
+        if rows:
+            done = "" if result.unfinished is None else ", the runs that finished"
+            say(f"\n{result.sessions} concurrent sessions, latency per request{done}")
+            say(table(["target", "p50", "p99"], rows))
     goals: list[list[str]] = []
     for result in results:
         if result.unfinished is not None:

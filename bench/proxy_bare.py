@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import httpx
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
@@ -50,7 +50,12 @@ def bare_app(upstream_url: str) -> Starlette:
             request.method, url, headers=forward_request_headers(request.headers.raw),
             content=request.stream() if has_body else None,
         )  # fmt: skip
-        answer = await client.send(sent, stream=True)
+        try:  # the failures the proxy answers too, answered alike (not a 500 traceback)
+            answer = await client.send(sent, stream=True)
+        except httpx.TransportError:
+            return Response(status_code=502)
+        except ClientDisconnect:
+            return Response(status_code=400)
         response = StreamingResponse(
             answer.aiter_raw(), status_code=answer.status_code,
             background=BackgroundTask(answer.aclose),

@@ -8,10 +8,11 @@ stream is not held back). What the observer and the sinks get is built after the
 has the whole answer (or left): the observer's time is never on the answer's path.
 
 Faults answer as the proxy, never with a traceback: upstream down → 502, upstream silent
-longer than ``upstream_timeout_s`` → 504, both with ``{"error": {"type", "message"}}`` and
-the header ``x-trimscope-proxy-error``; an upstream that breaks mid-answer, or a client
-that leaves, ends that one connection (the upstream stream is closed) and the partial
-exchange is observed. None of them stops the proxy.
+longer than ``upstream_timeout_s`` → 504, a stop before the upstream answered → 503, each
+with ``{"error": {"type", "message"}}`` and the header ``x-trimscope-proxy-error``; an
+upstream that breaks mid-answer, or a client that leaves, ends that one connection (the
+upstream stream is closed) and the partial exchange is observed. None of them stops the
+proxy.
 """
 
 from __future__ import annotations
@@ -261,6 +262,11 @@ class ObservingProxy:
         except ClientDisconnect:
             flight.finish("client_left")
             return Response(status_code=400)  # nobody reads it: the client is gone
+        except anyio.get_cancelled_exc_class():
+            # The server's stop gave up waiting (uvicorn cancels, and awaits nothing): an
+            # answer that says so, rather than its 500 and a traceback on stderr.
+            flight.finish("client_left")
+            return _error("proxy_stopping", 503, "the proxy stopped before the upstream answered")
         flight.answer = answer
         return _PassThrough(flight, answer)
 

@@ -4,10 +4,12 @@ client sent is in no output, no record, not on stdout or stderr; nothing is left
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from tests.interrupting import (
     start,
     wait_for,
 )
-from tests.proxy.upstreams import EndlessStream
+from tests.proxy.upstreams import EndlessStream, silent_app
 
 CANARY = "sk-CANARY-proxy-cli-93b1d07e4c"
 READY = "SIGINT or SIGTERM stops"
@@ -104,6 +106,26 @@ def test_a_stop_during_a_stream_ends_it_and_records_the_partial_exchange(
     [entry] = read_cassette(cassette)
     assert entry["outcome"] == "client_left"
     assert chunks_of(entry)[0] == first
+    assert_nothing_left(running)
+
+
+def test_a_stop_while_the_upstream_is_silent_records_the_exchange_cut_short(
+    serve_app: Callable[[ASGIApp], str], tmp_path: Path
+) -> None:
+    running, base = _proxy(serve_app(silent_app()), tmp_path)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(httpx.post, base + "/chat/completions", json={}, timeout=30)
+        time.sleep(0.5)  # the request is in the proxy, waiting for the upstream's headers
+        running.process.send_signal(signal.SIGINT)
+        code, _, err = finish(running)
+        answer = waiting.result()
+    assert code == EXIT_FOR[signal.SIGINT]
+    assert answer.status_code == 503
+    assert answer.json()["error"]["type"] == "proxy_stopping"
+    assert "Traceback" not in err
+    [cassette] = (tmp_path / "record").iterdir()
+    [entry] = read_cassette(cassette)
+    assert (entry["status"], entry["outcome"]) == (None, "client_left")
     assert_nothing_left(running)
 
 
