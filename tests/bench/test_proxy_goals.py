@@ -44,10 +44,10 @@ def test_other_loads_are_information_and_an_unfinished_one_says_why() -> None:
     assert _row(results, "500 sessions").endswith("not run to the end (a run took over 120 s)")
 
 
-def test_figures_are_percentiles_of_every_request_and_cpu_per_request() -> None:
+def test_figures_are_percentiles_of_every_request_and_the_median_rounds_cpu() -> None:
     runs = Runs(50, latencies_ms={"direct": [float(i) for i in range(1, 101)]},
-                cpu_s={"proxy": 2.0}, calls={"proxy": 1000})  # fmt: skip
+                cpu_ms_per_call={"proxy": [2.0, 9.0, 2.2]})  # fmt: skip
     result = figures(runs)
     assert result.p50_ms["direct"] == 50.5
     assert result.p99_ms["direct"] == percentile(runs.latencies_ms["direct"], 0.99) == 100.0
-    assert result.cpu_ms_per_call == {"proxy": 2.0}
+    assert result.cpu_ms_per_call == {"proxy": 2.2}  # the median round
