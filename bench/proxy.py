@@ -5,7 +5,8 @@ Three real servers on 127.0.0.1, each a process of its own: a fake OpenAI provid
 its metrics sink), and a bare pass-through on the same stack (``bench.proxy_bare``:
 starlette + httpx forwarding, nothing kept or observed). The bench process is the
 client: ``sessions`` concurrent sessions, each sending ``calls`` chat requests one after
-the other over keep-alive connections, timed one by one (wall clock).
+the other over keep-alive connections, timed one by one (wall clock), after one untimed
+request that opens the session's connection.
 
 Each round runs the same load straight to the fake, through the proxy and through the
 bare pass-through, in turn (interleaved, so a machine whose speed drifts slows all
@@ -184,6 +185,11 @@ async def _load(base: str, sessions: int, calls: int) -> list[float]:
     limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
 
     async def session(client: httpx.AsyncClient, name: str) -> None:
+        # The first request opens the session's connection (all at once, a burst of
+        # connects no long-running runtime makes per call) and is not timed.
+        opening = await client.post("/chat/completions", json=CHAT,
+                                    headers={"x-trimscope-session": name})  # fmt: skip
+        opening.raise_for_status()
         for _ in range(calls):
             start = time.perf_counter()
             answer = await client.post("/chat/completions", json=CHAT,
