@@ -40,6 +40,7 @@ from pathlib import Path
 import httpx
 
 from bench.timing import table
+from harness.proxy.app import UPSTREAM_KEEP_ALIVE_S
 
 GOAL_ADDED_P99_MS = 2.0
 GOAL_CPU_RATIO = 1.3
@@ -185,7 +186,10 @@ def _server(command: list[str], log: Path) -> Iterator[tuple[str, subprocess.Pop
 async def _load(base: str, sessions: int, calls: int) -> list[float]:
     """``sessions`` concurrent sessions of ``calls`` requests each; every latency in ms."""
     latencies: list[float] = []
-    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    # Idle connections dropped before the servers' 5 s (uvicorn's default, the fake's): one
+    # the server closes as the client reuses it fails that request (ReadError at 500).
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions,
+                          keepalive_expiry=UPSTREAM_KEEP_ALIVE_S)  # fmt: skip
 
     openers = asyncio.Semaphore(MAX_OPENING)
 
