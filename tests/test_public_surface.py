@@ -19,6 +19,7 @@ PACKAGES = [
     "harness.scenarios",
     "harness.wire",
     "harness.sut",
+    "harness.proxy",
     "fakes",
 ]
 
@@ -61,6 +62,9 @@ INTERNAL_ERRORS = {
     # from HarnessError; raised by an adapter's callbacks and caught by the adapter.
     "harness.sut.adapter.TurnFailed",
     "harness.sut.adapter.Unsupported",
+    # proxy/app: an upstream that broke after its headers were forwarded; raised out of the
+    # answer's stream and caught by the response, which drops the client's connection.
+    "harness.proxy.app._UpstreamBroke",
 }
 # Importing Locust monkey-patches the standard library with gevent; nothing imports it
 # but Locust itself (harness/load/locustfile.py says why), and it defines no exception.

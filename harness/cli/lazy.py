@@ -34,6 +34,10 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
         "harness.cli.report",
         "Turn transcripts into one self-contained HTML report.",
     ),
+    "proxy": (
+        "harness.cli.proxy",
+        "Forward a runtime's provider calls unchanged and report what it did to its history.",
+    ),
     "fake": ("harness.cli.fake", "Fake LLM providers that fail the way real ones do."),
     "sut": (
         "harness.cli.sut",

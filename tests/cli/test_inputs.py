@@ -73,6 +73,10 @@ def _dashboards(option: str, values: tuple[str, ...]) -> list[Case]:
     return _paths(("dashboards", "build", *others), option, values)
 
 
+PROXY = ("proxy", "--upstream", "http://127.0.0.1:9/v1", "--wire", "openai_chat")
+PROXY_OK = (*PROXY, "--port", "0")
+MISSING_FOLDER = "{folder}/missing/out"  # the proxy creates no folder an output would need
+
 CASES: list[Case] = [
     # trimscope run
     *_paths(RUN, "--junit-xml", UNWRITABLE),
@@ -136,6 +140,22 @@ CASES: list[Case] = [
     *_values(CONFORMANCE, "--base-url", "http://127.0.0.1:99999/v1", "http://127.0.0.1:0/v1"),
     Case(("conformance", "--provider", "nosuch", "--model", "m", "--base-url", "http://x/v1"),
          "--provider"),
+    # trimscope proxy
+    *_values(("proxy", "--wire", "openai_chat", "--port", "0"), "--upstream",
+             "ftp://host/v1", "http:///v1", "http://127.0.0.1:9/v1?x=1", "http://h:99999/v1"),
+    Case(("proxy", "--wire", "openai_chat", "--port", "0", "--upstream",
+          "http://user:sk-SECRET@127.0.0.1:9/v1"), "--upstream", shows="127.0.0.1:9/v1"),
+    *_values((*PROXY[:3], "--port", "0"), "--wire", "openai-chat", "nosuch"),
+    *_values(PROXY, "--port", "65536", "-1", BUSY),
+    *_values(PROXY_OK, "--host", "no-such-host.invalid", "8.8.8.8"),
+    *_values(PROXY_OK, "--session-header", "a b", "x:y", "h" * 129),
+    *_values(PROXY_OK, "--session-idle-s", "0", "nan", "604801"),
+    *_values(PROXY_OK, "--max-body-bytes", "-1", "1023", "1073741825"),
+    *_values(PROXY_OK, "--upstream-timeout-s", "0", "-1", "3601", "nan"),
+    *_paths(PROXY_OK, "--findings-jsonl", (*UNWRITABLE, MISSING_FOLDER)),
+    *_paths(PROXY_OK, "--metrics-out", (*UNWRITABLE, MISSING_FOLDER)),
+    *_paths(PROXY_OK, "--record", (*FILE_DIR, MISSING_FOLDER)),
+    *_values(PROXY_OK, "--serve-metrics", "65536", BUSY),
     # the remaining options and arguments of each command
     *_values(RUN, "-k", "no-scenario-has-this", "", "[", "(?P<"),
     # an output whose folder is missing: refused, never created (a typo builds no tree)
@@ -184,6 +204,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
         "harness.cli.load.run_locust",
         "harness.cli.load.write_plan",
         "harness.cli.fake.serve_forever",
+        "harness.cli.proxy.CollectorRegistry",  # the proxy's first step once inputs are valid
         "harness.cli.conformance.run_conformance",
         "harness.cli.report.write_report",
         "dashboards.write_all",

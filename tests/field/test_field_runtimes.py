@@ -29,6 +29,7 @@ from fakes import FakeProvider, FakeScript, FakeServer, ScriptedToolCall, call_t
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = Path(__file__).resolve().parent
+TRIMSCOPE = Path(sys.executable).with_name("trimscope")
 WINDOW = 400
 BUDGET = 80
 TURNS = 6
@@ -93,7 +94,7 @@ def proxied_run(tmp_path: Path) -> Iterator[Run]:
         findings_path = tmp_path / f"{session}.jsonl"
         with FakeServer(fake) as server:
             proxy = subprocess.Popen(
-                [sys.executable, "-m", "harness.cli", "proxy", "--upstream",
+                [str(TRIMSCOPE), "proxy", "--upstream",
                  f"{server.base_url}/v1", "--wire", "openai_chat", "--port", "0",
                  "--findings-jsonl", str(findings_path)],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,

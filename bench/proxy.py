@@ -1,0 +1,282 @@
+"""``python -m bench.proxy``: what the observing proxy adds, against this run's baselines.
+
+Three real servers on 127.0.0.1, each a process of its own: a fake OpenAI provider
+(``trimscope fake serve``), ``trimscope proxy`` in front of it (as a user runs it, with
+its metrics sink), and a bare pass-through on the same stack (``bench.proxy_bare``:
+starlette + httpx forwarding, nothing kept or observed). The bench process is the
+client: ``sessions`` concurrent sessions, each sending ``calls`` chat requests one after
+the other over keep-alive connections, timed one by one (wall clock), after one untimed
+request that opens the session's connection.
+
+Each round runs the same load straight to the fake, through the proxy and through the
+bare pass-through, in turn (interleaved, so a machine whose speed drifts slows all
+three alike). Figures:
+
+- **added latency**: the proxy's p50 / p99 minus the direct run's p50 / p99, goal
+  ``GOAL_ADDED_P99_MS`` at p99 with 50 sessions (500 sessions: information, run when the
+  load finishes within ``MAX_SECONDS_PER_RUN``);
+- **CPU per request**: the proxy process's CPU time (``/proc``) per request in each round,
+  the median round against the bare pass-through's, goal ``GOAL_CPU_RATIO``.
+
+Nothing fails on a slow machine: the report says ``met`` or ``NOT MET``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from bench.timing import table
+from harness.proxy.app import UPSTREAM_KEEP_ALIVE_S
+
+GOAL_ADDED_P99_MS = 2.0
+GOAL_CPU_RATIO = 1.3
+GOAL_SESSIONS = 50
+DEFAULT_LATENCY_MS = 500
+"""The fake's delay per answer, a short model answer: sessions wait for their model as
+real ones do, so 50 sessions offer ~100 requests/s. With much less, every process is
+CPU-bound on a shared 2-core machine and the percentiles measure queueing for the cores
+(at 50 ms the direct run's own p99 was 2 s)."""
+ROUNDS = 3
+CALLS = {1: 50, 50: 20, 500: 4}
+"""Requests per session per run: 50 alone (the added latency without queueing, for
+information), 1,000 at 50 sessions, 2,000 at 500 (bounded)."""
+MAX_SECONDS_PER_RUN = 120.0
+STARTUP_S = 30.0
+MAX_OPENING = 64
+"""Sessions opening their connection at once: the fake's listen backlog is 128, and 500
+connects at once were reset."""
+TARGETS = ("direct", "proxy", "bare")
+CHAT = {"model": "m", "messages": [{"role": "user", "content": "Say something short."}]}
+
+
+@dataclass
+class Runs:
+    """Every request's latency (ms) per target, and each round's server CPU ms per request."""
+
+    sessions: int
+    latencies_ms: dict[str, list[float]] = field(default_factory=dict)
+    cpu_ms_per_call: dict[str, list[float]] = field(default_factory=dict)
+    unfinished: str | None = None
+
+
+@dataclass(frozen=True)
+class Figures:
+    sessions: int
+    p50_ms: dict[str, float]
+    p99_ms: dict[str, float]
+    cpu_ms_per_call: dict[str, float]
+    unfinished: str | None = None
+
+    def added(self, percentile: str, target: str = "proxy") -> float:
+        source = self.p50_ms if percentile == "p50" else self.p99_ms
+        return source[target] - source["direct"]
+
+    @property
+    def cpu_ratio(self) -> float:
+        return self.cpu_ms_per_call["proxy"] / self.cpu_ms_per_call["bare"]
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def figures(runs: Runs) -> Figures:
+    lat = runs.latencies_ms
+    return Figures(
+        runs.sessions,
+        {t: statistics.median(lat[t]) for t in lat},
+        {t: percentile(lat[t], 0.99) for t in lat},
+        # the median round: one run slowed by a neighbour's burst does not decide
+        {t: statistics.median(per_round) for t, per_round in runs.cpu_ms_per_call.items()},
+        runs.unfinished,
+    )
+
+
+def verdict(value: float, goal: float, unit: str) -> str:
+    return f"≤ {goal:g}{unit}: {'met' if value <= goal else 'NOT MET'}"
+
+
+def report(results: Sequence[Figures], say: Callable[[str], None]) -> None:
+    """The latency table per load, then the goals, each ``met`` or ``NOT MET``."""
+    for result in results:
+        if result.unfinished is not None:
+            say(f"\n{result.sessions} sessions: not run to the end ({result.unfinished})")
+        rows = [[t, f"{result.p50_ms[t]:.2f} ms", f"{result.p99_ms[t]:.2f} ms"]
+                for t in TARGETS if t in result.p50_ms]  # fmt: skip
+        if rows:
+            done = "" if result.unfinished is None else ", the runs that finished"
+            say(f"\n{result.sessions} concurrent sessions, latency per request{done}")
+            say(table(["target", "p50", "p99"], rows))
+    goals: list[list[str]] = []
+    for result in results:
+        if result.unfinished is not None:
+            continue
+        judged = result.sessions == GOAL_SESSIONS
+        for name in ("p50", "p99"):
+            added = result.added(name)
+            judge = verdict(added, GOAL_ADDED_P99_MS, " ms") if judged and name == "p99" else (
+                "(information)")  # fmt: skip
+            goals.append([f"added latency {name}, {result.sessions} sessions (proxy − direct)",
+                          f"{added:+.2f} ms", judge])  # fmt: skip
+        if "bare" in result.p99_ms:
+            goals.append([f"bare pass-through's added p99, {result.sessions} sessions",
+                          f"{result.added('p99', 'bare'):+.2f} ms", "(information)"])  # fmt: skip
+        if {"proxy", "bare"} <= set(result.cpu_ms_per_call):
+            cpu = result.cpu_ms_per_call
+            goals.append([f"proxy CPU per request ÷ bare pass-through, {result.sessions} sessions",
+                          f"{cpu['proxy']:.3f} / {cpu['bare']:.3f} ms = {result.cpu_ratio:.2f}×",
+                          verdict(result.cpu_ratio, GOAL_CPU_RATIO, "×") if judged
+                          else "(information)"])  # fmt: skip
+    say("\nGoals")
+    say(table(["figure", "value", "goal"], goals))
+
+
+def _read_cpu(pid: int) -> float:
+    """A process's user + system CPU seconds (``/proc/<pid>/stat``, Linux)."""
+    stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _trimscope() -> list[str]:
+    script = Path(sys.executable).with_name("trimscope")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "harness.cli"]
+
+
+@contextmanager
+def _server(command: list[str], log: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Start a server process that prints its URL (its stderr goes to ``log``); stop it
+    (and wait) on the way out."""
+    with log.open("w", encoding="utf-8") as errors:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + STARTUP_S
+        line = process.stdout.readline().strip()
+        if not line.startswith("http") or time.monotonic() > deadline:
+            raise RuntimeError(f"{command[0]} printed no URL: {line!r}")
+        yield line, process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+async def _load(base: str, sessions: int, calls: int) -> list[float]:
+    """``sessions`` concurrent sessions of ``calls`` requests each; every latency in ms."""
+    latencies: list[float] = []
+    # Idle connections dropped before the servers' 5 s (uvicorn's default, the fake's): one
+    # the server closes as the client reuses it fails that request (ReadError at 500).
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions,
+                          keepalive_expiry=UPSTREAM_KEEP_ALIVE_S)  # fmt: skip
+
+    openers = asyncio.Semaphore(MAX_OPENING)
+
+    async def session(client: httpx.AsyncClient, name: str) -> None:
+        # The first request opens the session's connection (a burst of connects no
+        # long-running runtime makes per call) and is not timed.
+        async with openers:
+            opening = await client.post("/chat/completions", json=CHAT,
+                                        headers={"x-trimscope-session": name})  # fmt: skip
+        opening.raise_for_status()
+        for _ in range(calls):
+            start = time.perf_counter()
+            answer = await client.post("/chat/completions", json=CHAT,
+                                       headers={"x-trimscope-session": name})  # fmt: skip
+            latencies.append((time.perf_counter() - start) * 1000)
+            answer.raise_for_status()
+
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+        await asyncio.gather(*(session(client, f"s{i}") for i in range(sessions)))
+    return latencies
+
+
+def _measure(bases: dict[str, str], pids: dict[str, int], sessions: int, rounds: int) -> Runs:
+    runs = Runs(sessions)
+    calls = CALLS[sessions]
+    for base in bases.values():  # warm-up: connections, imports, caches
+        asyncio.run(_load(base, min(sessions, 10), 2))
+    for _ in range(rounds):
+        for target, base in bases.items():
+            before = _read_cpu(pids[target]) if target in pids else 0.0
+            try:
+                got = asyncio.run(asyncio.wait_for(_load(base, sessions, calls),
+                                                   MAX_SECONDS_PER_RUN))  # fmt: skip
+            except TimeoutError:
+                runs.unfinished = f"a run took over {MAX_SECONDS_PER_RUN:g} s"
+                return runs
+            except httpx.HTTPError as error:
+                runs.unfinished = f"{target}: {type(error).__name__}: {error}"
+                return runs
+            runs.latencies_ms.setdefault(target, []).extend(got)
+            if target in pids:
+                spent_ms = (_read_cpu(pids[target]) - before) * 1000
+                runs.cpu_ms_per_call.setdefault(target, []).append(spent_ms / len(got))
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.proxy", description=__doc__)
+    parser.add_argument(
+        "--sessions", default="1,50,500", help="Loads to run (sessions: 1, 50, 500)."
+    )
+    parser.add_argument("--rounds", type=int, default=ROUNDS, choices=range(1, 11))
+    parser.add_argument("--latency-ms", type=int, default=DEFAULT_LATENCY_MS,
+                        choices=range(0, 1001), metavar="0..1000",
+                        help="The fake's delay before each answer (a model's time).")  # fmt: skip
+    args = parser.parse_args(argv)
+    loads = [int(s) for s in args.sessions.split(",")]
+    if any(load not in CALLS for load in loads):
+        parser.error(f"--sessions: each of {', '.join(map(str, CALLS))}")
+    print(f"python {platform.python_version()}, {os.cpu_count()} cores, {args.rounds} rounds,"
+          f" the fake answers after {args.latency_ms} ms")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="bench-proxy-") as folder:
+        script = Path(folder) / "fake.yaml"
+        script.write_text(f"default: {{latency_ms: {args.latency_ms}}}\n", encoding="utf-8")
+        results = _run_all(script, loads, args.rounds)
+        report(results, print)
+        if any(result.unfinished for result in results):
+            for log in sorted(Path(folder).glob("*.log")):  # what the servers said
+                print(f"\n{log.name}:\n" + "".join(log.read_text().splitlines(True)[-5:]))
+    return 0
+
+
+def _run_all(script: Path, loads: list[int], rounds: int) -> list[Figures]:
+    fake_command = [*_trimscope(), "fake", "serve", "--provider", "openai", "--model", "m",
+                    "--context-window", "100000", "--script", str(script)]  # fmt: skip
+    logs = script.parent
+    with _server(fake_command, logs / "fake.log") as (fake, _):
+        proxy_command = [*_trimscope(), "proxy", "--upstream", fake + "/v1",
+                         "--wire", "openai_chat", "--port", "0"]  # fmt: skip
+        bare_command = [sys.executable, "-m", "bench.proxy_bare", fake + "/v1"]
+        with _server(proxy_command, logs / "proxy.log") as (proxy, proxy_process), _server(
+            bare_command, logs / "bare.log"
+        ) as (bare, bare_process):  # fmt: skip
+            bases = {"direct": fake + "/v1", "proxy": proxy, "bare": bare + "/v1"}
+            pids = {"proxy": proxy_process.pid, "bare": bare_process.pid}
+            return [figures(_measure(bases, pids, load, rounds)) for load in loads]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,218 @@
+"""``trimscope proxy``: watch your own runtime. A reverse proxy on 127.0.0.1 between an
+agent runtime and its provider forwards every request and answer unchanged and has the
+wire observer report what the runtime did to each session's history (docs/proxy.md).
+
+Prints the base URL to give the client (stdout, one line) once it accepts connections.
+Exit codes: 0 never (it serves until stopped); 1 an output could not be written or the
+server could not start; 2 an option is invalid (nothing started); 130 / 143 SIGINT /
+SIGTERM stopped it: exchanges in flight were finished (up to 5 s), every finding was
+written, ``--metrics-out`` was written and the record closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from prometheus_client import CollectorRegistry
+
+from harness.cli.crash import EXIT_UNWRITTEN
+from harness.cli.paths import MAX_PORT
+from harness.cli.proxy_metrics import ProxyMetrics
+from harness.cli.proxy_options import (
+    DEFAULT_SESSION_HEADER,
+    MAX_BODY_BYTES,
+    MAX_IDLE_S,
+    MAX_UPSTREAM_TIMEOUT_S,
+    MIN_BODY_BYTES,
+    check_listen,
+    check_output_paths,
+    check_session_header,
+    check_upstream,
+    check_wire,
+)
+from harness.interrupt import StopRequest, stop_on_signals
+from harness.providers.classify import extended_is_overflow
+from harness.proxy import (
+    DEFAULT_UPSTREAM_TIMEOUT_S,
+    CassetteRecorder,
+    FindingSink,
+    JsonlFindings,
+    ObservingProxy,
+    ProxyServer,
+    ProxySettings,
+    Sinks,
+    Upstream,
+)
+from harness.telemetry.exposition import MetricsServer, mark_interrupted, serve_metrics
+from harness.telemetry.exposition import write_metrics as write_metrics_file
+from harness.wire import ObserverConfig, WireKind, WireObserver
+from harness.wire.observer import DEFAULT_IDLE_S, DEFAULT_MAX_BODY_BYTES
+
+
+def _say(text: str) -> None:
+    typer.echo(f"proxy: {text}", err=True)
+
+
+def _sinks(registry: CollectorRegistry, findings_jsonl: Path | None, record: Path | None) -> Sinks:
+    chosen: list[FindingSink] = [ProxyMetrics(registry)]
+    if findings_jsonl is not None:
+        chosen.append(JsonlFindings(findings_jsonl))
+    if record is not None:
+        record.mkdir(exist_ok=True)  # its parent was checked to exist
+        recorder = CassetteRecorder(record)
+        _say(f"recording to {recorder.path}")
+        chosen.append(recorder)
+    return Sinks(chosen, on_error=_say)
+
+
+def _announcer(upstream: Upstream, wire: WireKind) -> Callable[[str], None]:
+    def announce(url: str) -> None:
+        _say(f"{url}{upstream.prefix} -> {upstream.base_url} ({wire}); SIGINT or SIGTERM stops")
+        typer.echo(url + upstream.prefix)
+
+    return announce
+
+
+def _finish(
+    sinks: Sinks,
+    registry: CollectorRegistry,
+    metrics: tuple[Path | None, MetricsServer | None],
+    stop: StopRequest,
+) -> int:
+    """Close every output; the exit status: the signal's, else 1 when an output failed."""
+    metrics_out, metrics_server = metrics
+    if metrics_server is not None:
+        metrics_server.close()
+    try:
+        sinks.close()
+    finally:
+        if stop.name is not None:
+            mark_interrupted(registry, stop.name)
+        if metrics_out is not None:
+            write_metrics_file(registry, metrics_out)
+    if stop.exit_code is not None:
+        _say(f"stopped by {stop.name}; findings and metrics written")
+        return stop.exit_code
+    return EXIT_UNWRITTEN if sinks.failed else 0
+
+
+def proxy(
+    upstream: Annotated[
+        str, typer.Option(help="The provider's base URL as a client is given it (…/v1).")
+    ],
+    wire: Annotated[str, typer.Option(help="The wire format: openai_chat, anthropic, …")],
+    port: Annotated[int, typer.Option(min=0, max=MAX_PORT, help="Port to listen on; 0: free.")],
+    host: Annotated[str, typer.Option(help="Interface to bind (loopback).")] = "127.0.0.1",
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow a --host that is not loopback.")
+    ] = False,
+    session_header: Annotated[
+        str, typer.Option(help="The request header that names the session.")
+    ] = DEFAULT_SESSION_HEADER,
+    session_idle_s: Annotated[
+        float,
+        typer.Option(min=1.0, max=MAX_IDLE_S, help="A session idle this long is forgotten."),
+    ] = DEFAULT_IDLE_S,
+    max_body_bytes: Annotated[
+        int,
+        typer.Option(
+            min=MIN_BODY_BYTES, max=MAX_BODY_BYTES, help="Bytes of each body kept to observe."
+        ),
+    ] = DEFAULT_MAX_BODY_BYTES,
+    upstream_timeout_s: Annotated[
+        float,
+        typer.Option(
+            min=0.1, max=MAX_UPSTREAM_TIMEOUT_S, help="Longest upstream silence, then 504."
+        ),
+    ] = DEFAULT_UPSTREAM_TIMEOUT_S,
+    findings_jsonl: Annotated[
+        Path | None, typer.Option(help="Append each finding as a JSON line to FILE.")
+    ] = None,
+    record: Annotated[
+        Path | None, typer.Option(help="Record every exchange (keys redacted) in DIR.")
+    ] = None,
+    metrics_out: Annotated[
+        Path | None, typer.Option(help="Write the metrics to FILE at exit.")
+    ] = None,
+    serve_metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            "--serve-metrics", min=0, max=MAX_PORT, help="Serve metrics on 127.0.0.1:PORT."
+        ),
+    ] = None,
+) -> None:
+    """Forward a runtime's provider calls unchanged and report what it did to its history.
+
+    Give the client the URL printed on stdout instead of the provider's: with --upstream
+    http://HOST:PORT/v1, a request to the proxy's /v1/chat/completions (or to
+    /chat/completions) goes to http://HOST:PORT/v1/chat/completions. Keys in headers or
+    ?key= are forwarded and never written anywhere. Each session is named by
+    --session-header. SIGINT or SIGTERM stops it (exit 130 / 143) with every output
+    written. See docs/proxy.md.
+    """
+    # Every option first: nothing listens, and no file is opened, before all are valid.
+    parsed = check_upstream(upstream)
+    kind = check_wire(wire)
+    check_listen(host, port, serve_metrics_port, allow_remote=allow_remote)
+    header = check_session_header(session_header)
+    check_output_paths(findings_jsonl, metrics_out, record)
+    observer = WireObserver(
+        ObserverConfig(
+            session_header=header,
+            idle_s=session_idle_s,
+            max_body_bytes=max_body_bytes,
+            is_overflow=extended_is_overflow,
+        )
+    )
+    settings = ProxySettings(parsed, kind, max_body_bytes, upstream_timeout_s)
+    outputs = Outputs(findings_jsonl, record, metrics_out, serve_metrics_port)
+    raise typer.Exit(_serve(settings, observer, (host, port), outputs))
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    findings_jsonl: Path | None
+    record: Path | None
+    metrics_out: Path | None
+    serve_metrics_port: int | None
+
+
+def _serve(
+    settings: ProxySettings, observer: WireObserver, listen: tuple[str, int], outputs: Outputs
+) -> int:
+    """Serve until a signal; every output closed or written on the way out; the exit code."""
+    registry = CollectorRegistry()  # the proxy's own, never the global one
+    sinks = _sinks(registry, outputs.findings_jsonl, outputs.record)
+    try:
+        server = ProxyServer(ObservingProxy(settings, observer, sinks), *listen)
+    except OSError as error:  # taken since it was checked free
+        sinks.close()
+        _say(f"cannot listen on {listen[0]}:{listen[1]}: {error.strerror}")
+        return EXIT_UNWRITTEN
+    metrics_server = None
+    if outputs.serve_metrics_port is not None:
+        metrics_server = serve_metrics(registry, outputs.serve_metrics_port)
+        _say(f"metrics: {metrics_server.url}")
+    stop = StopRequest()
+    try:
+        with stop_on_signals(stop):
+            server.serve(on_ready=_announcer(settings.upstream, settings.wire))
+    finally:
+        code = _finish(sinks, registry, (outputs.metrics_out, metrics_server), stop)
+    if not server.started and stop.exit_code is None:
+        _say("the server did not start")
+        return EXIT_UNWRITTEN
+    return code
+
+
+def _one_line_paragraphs(text: str) -> str:
+    """The help renderer keeps a docstring's line breaks: one line per paragraph."""
+    return "\n\n".join(" ".join(part.split()) for part in text.split("\n\n"))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("proxy", help=_one_line_paragraphs(proxy.__doc__ or ""))(proxy)

@@ -1,0 +1,53 @@
+"""The goals ``python -m bench.proxy`` judges, from figures given here (no timing): the
+added p99 at 50 sessions against 2 ms and the proxy's CPU per request against 1.3× the
+bare pass-through's, each ``met`` or ``NOT MET``; other loads are information."""
+
+from __future__ import annotations
+
+from bench.proxy import Figures, Runs, figures, percentile, report
+
+
+def _figures(sessions: int, proxy_p99: float, proxy_cpu: float) -> Figures:
+    return Figures(
+        sessions,
+        p50_ms={"direct": 10.0, "proxy": 11.0, "bare": 10.5},
+        p99_ms={"direct": 20.0, "proxy": proxy_p99, "bare": 20.5},
+        cpu_ms_per_call={"proxy": proxy_cpu, "bare": 1.0},
+    )
+
+
+def _row(results: list[Figures], start: str) -> str:
+    said: list[str] = []
+    report(results, said.append)
+    [line] = [line for line in "\n".join(said).splitlines() if line.startswith(start)]
+    return " ".join(line.split())  # the table's padding aside
+
+
+def test_the_goals_at_50_sessions_say_met_within_them() -> None:
+    results = [_figures(50, proxy_p99=21.5, proxy_cpu=1.3)]
+    assert _row(results, "added latency p99, 50").endswith("+1.50 ms ≤ 2 ms: met")
+    assert _row(results, "proxy CPU per request").endswith("1.30× ≤ 1.3×: met")
+    assert _row(results, "added latency p50, 50").endswith("(information)")
+
+
+def test_the_goals_at_50_sessions_say_not_met_beyond_them() -> None:
+    results = [_figures(50, proxy_p99=22.5, proxy_cpu=1.31)]
+    assert _row(results, "added latency p99, 50").endswith("+2.50 ms ≤ 2 ms: NOT MET")
+    assert _row(results, "proxy CPU per request").endswith("≤ 1.3×: NOT MET")
+
+
+def test_other_loads_are_information_and_an_unfinished_one_says_why() -> None:
+    unfinished = Figures(500, {}, {}, {}, unfinished="a run took over 120 s")
+    results = [_figures(1, proxy_p99=99.0, proxy_cpu=9.0), unfinished]
+    assert _row(results, "added latency p99, 1 ").endswith("(information)")
+    assert _row(results, "proxy CPU per request").endswith("(information)")
+    assert _row(results, "500 sessions").endswith("not run to the end (a run took over 120 s)")
+
+
+def test_figures_are_percentiles_of_every_request_and_the_median_rounds_cpu() -> None:
+    runs = Runs(50, latencies_ms={"direct": [float(i) for i in range(1, 101)]},
+                cpu_ms_per_call={"proxy": [2.0, 9.0, 2.2]})  # fmt: skip
+    result = figures(runs)
+    assert result.p50_ms["direct"] == 50.5
+    assert result.p99_ms["direct"] == percentile(runs.latencies_ms["direct"], 0.99) == 100.0
+    assert result.cpu_ms_per_call == {"proxy": 2.2}  # the median round
