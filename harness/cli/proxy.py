@@ -20,6 +20,7 @@ import typer
 from prometheus_client import CollectorRegistry
 
 from harness.cli.crash import EXIT_UNWRITTEN
+from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT
 from harness.cli.proxy_metrics import ProxyMetrics
 from harness.cli.proxy_options import (
@@ -34,6 +35,7 @@ from harness.cli.proxy_options import (
     check_upstream,
     check_wire,
 )
+from harness.events import EventBus
 from harness.interrupt import StopRequest, stop_on_signals
 from harness.providers.classify import extended_is_overflow
 from harness.proxy import (
@@ -47,8 +49,10 @@ from harness.proxy import (
     Sinks,
     Upstream,
 )
-from harness.telemetry.exposition import MetricsServer, mark_interrupted, serve_metrics
+from harness.proxy.event_sink import EventSink
+from harness.telemetry.exposition import MetricsServer, serve_metrics
 from harness.telemetry.exposition import write_metrics as write_metrics_file
+from harness.telemetry.setup import Telemetry, TelemetryOptions, build_telemetry
 from harness.wire import ObserverConfig, WireKind, WireObserver
 from harness.wire.observer import DEFAULT_IDLE_S, DEFAULT_MAX_BODY_BYTES
 
@@ -57,8 +61,16 @@ def _say(text: str) -> None:
     typer.echo(f"proxy: {text}", err=True)
 
 
-def _sinks(registry: CollectorRegistry, findings_jsonl: Path | None, record: Path | None) -> Sinks:
-    chosen: list[FindingSink] = [ProxyMetrics(registry)]
+def _sinks(registry: CollectorRegistry, outputs: Outputs, telemetry: Telemetry) -> Sinks:
+    findings_jsonl, record = outputs.findings_jsonl, outputs.record
+    bus = EventBus()
+    for observer in telemetry.observers:
+        bus.subscribe(observer)
+    # The events the reference agent emits, source="wire": the dashboards show the runtime.
+    chosen: list[FindingSink] = [
+        ProxyMetrics(registry),
+        EventSink(bus.publish, provider=outputs.provider_name),
+    ]
     if findings_jsonl is not None:
         chosen.append(JsonlFindings(findings_jsonl))
     if record is not None:
@@ -79,19 +91,22 @@ def _announcer(upstream: Upstream, wire: WireKind) -> Callable[[str], None]:
 
 def _finish(
     sinks: Sinks,
-    registry: CollectorRegistry,
+    telemetry: Telemetry,
     metrics: tuple[Path | None, MetricsServer | None],
     stop: StopRequest,
 ) -> int:
     """Close every output; the exit status: the signal's, else 1 when an output failed."""
     metrics_out, metrics_server = metrics
+    registry = telemetry.registry
+    assert registry is not None  # the proxy always keeps metrics
     if metrics_server is not None:
         metrics_server.close()
     try:
         sinks.close()
     finally:
         if stop.name is not None:
-            mark_interrupted(registry, stop.name)
+            telemetry.mark_interrupted(stop.name)
+        telemetry.shutdown()  # ends spans, flushes exporters, settles pending overflows
         if metrics_out is not None:
             write_metrics_file(registry, metrics_out)
     if stop.exit_code is not None:
@@ -144,6 +159,16 @@ def proxy(
             "--serve-metrics", min=0, max=MAX_PORT, help="Serve metrics on 127.0.0.1:PORT."
         ),
     ] = None,
+    otel_jsonl: Annotated[
+        Path | None, typer.Option("--otel-jsonl", help="Write the findings' spans to FILE.")
+    ] = None,
+    otlp: Annotated[
+        bool, typer.Option("--otlp", help="Export the findings' spans by OTLP/HTTP (OTEL_*).")
+    ] = False,
+    provider_name: Annotated[
+        str | None,
+        typer.Option(help="The upstream's name in metrics and spans (default: the wire)."),
+    ] = None,
 ) -> None:
     """Forward a runtime's provider calls unchanged and report what it did to its history.
 
@@ -159,7 +184,8 @@ def proxy(
     kind = check_wire(wire)
     check_listen(host, port, serve_metrics_port, allow_remote=allow_remote)
     header = check_session_header(session_header)
-    check_output_paths(findings_jsonl, metrics_out, record)
+    check_output_paths(findings_jsonl, metrics_out, record, otel_jsonl)
+    check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     observer = WireObserver(
         ObserverConfig(
             session_header=header,
@@ -169,7 +195,9 @@ def proxy(
         )
     )
     settings = ProxySettings(parsed, kind, max_body_bytes, upstream_timeout_s)
-    outputs = Outputs(findings_jsonl, record, metrics_out, serve_metrics_port)
+    outputs = Outputs(
+        findings_jsonl, record, metrics_out, serve_metrics_port, otel_jsonl, otlp, provider_name
+    )
     raise typer.Exit(_serve(settings, observer, (host, port), outputs))
 
 
@@ -179,6 +207,9 @@ class Outputs:
     record: Path | None
     metrics_out: Path | None
     serve_metrics_port: int | None
+    otel_jsonl: Path | None = None
+    otlp: bool = False
+    provider_name: str | None = None
 
 
 def _serve(
@@ -186,11 +217,15 @@ def _serve(
 ) -> int:
     """Serve until a signal; every output closed or written on the way out; the exit code."""
     registry = CollectorRegistry()  # the proxy's own, never the global one
-    sinks = _sinks(registry, outputs.findings_jsonl, outputs.record)
+    telemetry = build_telemetry(
+        TelemetryOptions(otel_jsonl=outputs.otel_jsonl, otlp=outputs.otlp, registry=registry)
+    )
+    sinks = _sinks(registry, outputs, telemetry)
     try:
         server = ProxyServer(ObservingProxy(settings, observer, sinks), *listen)
     except OSError as error:  # taken since it was checked free
         sinks.close()
+        telemetry.shutdown()
         _say(f"cannot listen on {listen[0]}:{listen[1]}: {error.strerror}")
         return EXIT_UNWRITTEN
     metrics_server = None
@@ -202,7 +237,7 @@ def _serve(
         with stop_on_signals(stop):
             server.serve(on_ready=_announcer(settings.upstream, settings.wire))
     finally:
-        code = _finish(sinks, registry, (outputs.metrics_out, metrics_server), stop)
+        code = _finish(sinks, telemetry, (outputs.metrics_out, metrics_server), stop)
     if not server.started and stop.exit_code is None:
         _say("the server did not start")
         return EXIT_UNWRITTEN

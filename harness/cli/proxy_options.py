@@ -82,11 +82,16 @@ def check_session_header(name: str) -> str:
     return name.lower()
 
 
-def check_output_paths(findings: Path | None, metrics: Path | None, record: Path | None) -> None:
+def check_output_paths(
+    findings: Path | None, metrics: Path | None, record: Path | None, spans: Path | None = None
+) -> None:
     """Outputs are writable where they are, in folders that exist (``harness.cli.paths``:
     a typo in a folder name is an error, not a new folder). ``--record DIR`` itself is
     created if missing, never its parent."""
-    check_outputs({"--findings-jsonl": findings, "--metrics-out": metrics}, {"--record": record})
+    check_outputs(
+        {"--findings-jsonl": findings, "--metrics-out": metrics, "--otel-jsonl": spans},
+        {"--record": record},
+    )
 
 
 __all__ = [
