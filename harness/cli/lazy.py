@@ -43,6 +43,10 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
         "harness.cli.sut",
         "Runtimes under test over the SUT protocol (docs/sut-protocol.md).",
     ),
+    "matrix": (
+        "harness.cli.matrix",
+        "Run the portable scenarios through several runtimes; write the matrix.",
+    ),
     "dashboards": ("harness.cli.dashboards", "Grafana dashboards and Prometheus alerts as code."),
     "scenarios": (
         "harness.cli.scenarios_cmd",

@@ -61,6 +61,12 @@ class Call:
     tokens: int | None
     outcome: str
     status: int
+    refused: str = ""
+    """Why the provider refused the request before decoding it (the fake's detail, e.g.
+    ``tool pairing``); its ``rows`` are then empty and say nothing about what was sent."""
+
+
+PAIRING_REFUSAL: Final = "tool pairing"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +134,8 @@ def tool_pairing(log: SessionLog) -> list[Violation]:
     row, has its result."""
     found: list[Violation] = []
     for call in log.calls:
+        if call.refused == PAIRING_REFUSAL:
+            found.append(Violation("tool_pairing", call.number, "the provider refused its pairing"))
         called: set[str] = set()
         answered: set[str] = set()
         for row in call.rows:
@@ -151,7 +159,8 @@ def system_kept(log: SessionLog) -> list[Violation]:
     return [
         Violation("system_kept", call.number, "system prompt missing or changed")
         for call in log.calls
-        if not any(r.role == "system" and r.content == log.system for r in call.rows)
+        if not call.refused
+        and not any(r.role == "system" and r.content == log.system for r in call.rows)
     ]
 
 
@@ -160,7 +169,8 @@ def current_user_kept(log: SessionLog) -> list[Violation]:
     return [
         Violation("current_user_kept", call.number, f"turn {call.turn}'s user message missing")
         for call in log.calls
-        if not any(r.role == "user" and texts.get(call.turn, "") in r.content for r in call.rows)
+        if not call.refused
+        and not any(r.role == "user" and texts.get(call.turn, "") in r.content for r in call.rows)
     ]
 
 

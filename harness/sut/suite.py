@@ -26,7 +26,14 @@ from harness.sut.child import RuntimeFault, RuntimeProcess
 from harness.sut.drive import Driven, SessionDriver
 from harness.sut.fakehost import FakeHost
 from harness.sut.inprocess import References
-from harness.sut.judge import Call, SessionLog, Violation, judge_findings, judge_session
+from harness.sut.judge import (
+    ERROR_STATUS,
+    Call,
+    SessionLog,
+    Violation,
+    judge_findings,
+    judge_session,
+)
 from harness.sut.observe import findings
 from harness.sut.portable import not_portable, open_message, wire_of
 from harness.sut.protocol import Open, RuntimeHello
@@ -144,9 +151,10 @@ class SutSuite:
         """The verdict from the fake's log (and, once merged, the wire's findings)."""
         scenario = item.scenario
         calls = tuple(
-            Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status)
+            Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status,
+                 refused=e.detail if not e.rows and e.status >= ERROR_STATUS else "")
             for n, (e, turn) in enumerate(zip(exchanges, driven.turn_of_call, strict=False), 1)
-        )
+        )  # fmt: skip
         log = SessionLog(scenario.system_prompt, opening.context_window, tuple(driven.turns), calls)
         trims = sum(event.kind == "trim" for event in driven.events)
         seen = findings(wire_of(scenario), scenario.id, exchanges)

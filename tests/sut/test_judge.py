@@ -200,3 +200,11 @@ def test_dropping_the_current_user_message_from_any_request_is_named_at_that_cal
     )
     found = judge_session(SessionLog(log.system, log.window, log.turns, calls))
     assert ("current_user_kept", broken.number) in invariants(found)
+
+
+def test_a_request_refused_for_its_tool_pairing_is_a_tool_pairing_violation_only() -> None:
+    """The fake refuses an orphaned tool result before decoding the request: its rows are
+    empty, which must not read as a lost system prompt or user message."""
+    refused = Call(2, 1, (), None, "rejected", 400, refused="tool pairing")
+    log = session([call(1, 1, user("q1")), refused], [Turn(1, "q1", "error", "provider")])
+    assert invariants(judge_session(log)) == [("tool_pairing", 2)]
