@@ -1,0 +1,447 @@
+"""``python -m bench.wire``: the wire observer's memory per idle session and its CPU per request.
+
+(a) Memory: ``--sizes`` sessions (1,000, 10,000, 100,000) each observed once with the last
+call of a typical session (a system prompt and 10 chat turns: 20 request rows, the answer
+one more), then left idle; ``tracemalloc`` counts the bytes still held, after ``gc``, the
+decoded rows released. A 25-turn session with a tool round in every turn (101 rows) is
+measured too, for information. A line checks that a session fed turn by turn holds what
+one fed only its last call holds (the observer keeps only its last call's prints).
+
+(b) CPU per request: ``observe`` on real ``openai_chat`` bytes (bodies built beforehand)
+of a session at turn 20 and at turn 1,000, its previous turn observed first, untimed.
+The whole history is sent on every request, so the cost of a request grows with it; the
+goal is judged per row of the request (the work per unit of what the wire makes the
+observer read). Beside it: per request, per KiB, ``observe_decoded`` (decoding skipped)
+and ``json.loads`` of the request body (the floor: the least any observer of this wire
+does).
+
+Every ratio compares figures of this one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import json
+import os
+import platform
+import pstats
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from io import StringIO
+from typing import Final
+
+from bench.timing import CLOCK, fmt_time, gc_paused, table
+from harness.providers.base import ProviderRequest
+from harness.providers.openai_chat import build_chat_request
+from harness.runtime import ChatMessage, ToolCall
+from harness.runtime.messages import native_tool_call_row, native_tool_result_row
+from harness.wire import (
+    DecodedAnswer,
+    DecodedRequest,
+    ObserverConfig,
+    WireExchange,
+    WireObserver,
+)
+from harness.wire.decode import decode_answer, decode_request
+
+SIZES: Final = (1_000, 10_000, 100_000)
+TOOL_SIZES: Final = (1_000,)
+"""The tool-heavy session is information: measured at the smallest size only (its JSON
+rows make it ten times slower to observe under tracemalloc)."""
+CHAT_TURNS: Final = 10
+TOOL_TURNS: Final = 25
+COST_TURNS: Final = (20, 1_000)
+COST_ROUNDS: Final = 15
+SHORT_REPEATS: Final = 20
+"""Calls at the short turn per round (one such call is well under a millisecond)."""
+GOAL_BYTES: Final = 4096
+GOAL_FLAT: Final = 1.1
+GOAL_COST: Final = 1.2
+HEADER: Final = "x-trimscope-session"
+PATH: Final = "/v1/chat/completions"
+
+_SYSTEM: Final = ChatMessage("system", "You are a helpful assistant. Answer briefly. " * 8)
+_USER: Final = "Could you look at this for me and tell me what you think? " * 3
+_ANSWER: Final = "Here is what I found, with the details you asked for. " * 5
+_RESULT: Final = "result line: value, value, value, value, value. " * 6
+
+
+# ------------------------------------------------------------------------------- sessions
+
+
+def chat_rows(session: int, turns: int) -> list[ChatMessage]:
+    """A system prompt, then ``turns`` pairs of a user row and an assistant reply."""
+    rows = [_SYSTEM]
+    for turn in range(turns):
+        rows.append(ChatMessage("user", f"{session}.{turn} {_USER}"))
+        rows.append(ChatMessage("assistant", f"{session}.{turn} {_ANSWER}"))
+    return rows
+
+
+def tool_rows(session: int, turns: int) -> list[ChatMessage]:
+    """A system prompt, then per turn: a user row, a native tool call, its result, a reply."""
+    rows = [_SYSTEM]
+    for turn in range(turns):
+        call_id = f"call_{session}_{turn}"
+        rows.append(ChatMessage("user", f"{session}.{turn} {_USER}"))
+        rows.append(native_tool_call_row(None, [ToolCall(call_id, "lookup", '{"q":"x"}')]))
+        rows.append(native_tool_result_row(call_id, _RESULT))
+        rows.append(ChatMessage("assistant", f"{session}.{turn} {_ANSWER}"))
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    name: str
+    rows: Callable[[int, int], list[ChatMessage]]
+    turns: int
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.turns} turns, {len(self.rows(0, self.turns))} rows"
+
+
+CHAT: Final = Shape("chat", chat_rows, CHAT_TURNS)
+TOOLS: Final = Shape("tool round every turn", tool_rows, TOOL_TURNS)
+
+
+def _exchange(name: str, body: bytes = b"", answer: bytes = b"") -> WireExchange:
+    return WireExchange(
+        wire="openai_chat",
+        method="POST",
+        path=PATH,
+        request_headers={HEADER: name},
+        request_body=body,
+        status=200,
+        response_body=answer,
+    )
+
+
+def _observer() -> WireObserver:
+    return WireObserver(ObserverConfig(clock=lambda: 0.0))  # nothing expires mid-run
+
+
+# --------------------------------------------------------------------------------- memory
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRun:
+    shape: str
+    sessions: int
+    per_session: float
+    """Bytes ``tracemalloc`` sees held per idle session."""
+    seconds: float
+
+
+def idle_memory(shape: Shape, sessions: int, *, every_turn: bool = False) -> MemoryRun:
+    """Bytes held per idle session once ``sessions`` sessions of ``shape`` were observed:
+    each its last call (or, ``every_turn``, each call of its conversation in turn)."""
+    began = time.perf_counter()
+    observer = _observer()
+    with gc_paused():  # no collection mid-loop: 100,000 sessions' objects, scanned again and again
+        tracemalloc.start()
+        start = tracemalloc.get_traced_memory()[0]
+        for session in range(sessions):
+            rows = shape.rows(session, shape.turns)
+            exchange = _exchange(f"session-{session}")
+            ends = _call_ends(rows) if every_turn else [len(rows) - 1]
+            for end in ends:
+                request = DecodedRequest(model="m", rows=tuple(rows[:end]))
+                observer.observe_decoded(exchange, request, DecodedAnswer(rows=(rows[end],)))
+            del rows, exchange, request
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - start
+        tracemalloc.stop()
+    if observer.session_count != sessions:
+        raise RuntimeError(f"{observer.session_count} sessions open, {sessions} observed")
+    return MemoryRun(shape.name, sessions, held / sessions, time.perf_counter() - began)
+
+
+def _call_ends(rows: Sequence[ChatMessage]) -> list[int]:
+    """Where each call's request ends: before every assistant row (its answer)."""
+    return [i for i, row in enumerate(rows) if row.role == "assistant"]
+
+
+# ----------------------------------------------------------------------------------- cost
+
+
+@dataclass(frozen=True, slots=True)
+class CostRun:
+    turns: int
+    rows: int
+    body_bytes: int
+    observe_ns: float
+    decoded_ns: float
+    floor_ns: float
+    """Medians, CPU time per request."""
+
+    @property
+    def per_row(self) -> float:
+        return self.observe_ns / self.rows
+
+    @property
+    def per_kib(self) -> float:
+        return self.observe_ns / (self.body_bytes / 1024)
+
+
+@dataclass(frozen=True, slots=True)
+class _Bodies:
+    """A session at ``turns``: the previous call decoded (to prime the observer with), and
+    this call's request and answer bytes."""
+
+    turns: int
+    previous: DecodedRequest
+    previous_answer: DecodedAnswer
+    request: bytes
+    answer: bytes
+
+
+def _body(rows: Sequence[ChatMessage]) -> bytes:
+    payload = build_chat_request(ProviderRequest(model="m", messages=rows))
+    return json.dumps(payload, separators=(",", ":")).encode()
+
+
+def _answer(text: str) -> bytes:
+    message = {"role": "assistant", "content": text}
+    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    return json.dumps({"object": "chat.completion", "choices": [choice]}).encode()
+
+
+def bodies(turns: int) -> _Bodies:
+    rows = chat_rows(0, turns)  # the last row is this call's answer
+    previous = rows[:-3]  # the request before: one turn (a user row, a reply) shorter
+    return _Bodies(
+        turns,
+        DecodedRequest(model="m", rows=tuple(previous)),
+        DecodedAnswer(rows=(rows[-3],)),
+        _body(rows[:-1]),
+        _answer(rows[-1].content),
+    )
+
+
+def cost(turns: Sequence[int], rounds: int) -> list[CostRun]:
+    """CPU per request at each of ``turns``, interleaved round by round; in each sample a
+    fresh session is primed with the previous call (untimed), then the call is timed."""
+    prepared = [bodies(t) for t in turns]
+    samples: dict[tuple[int, str], list[int]] = {}
+    observer, count = _observer(), 0
+    with gc_paused():
+        for _ in range(rounds):
+            for body in prepared:
+                repeats = SHORT_REPEATS if body.turns < max(turns) else 1
+                for _ in range(repeats):
+                    count += 1
+                    for kind in ("observe", "decoded", "floor"):
+                        elapsed = _sample(observer, body, kind, f"cost-{count}-{kind}")
+                        samples.setdefault((body.turns, kind), []).append(elapsed)
+    out = []
+    for body in prepared:
+        rows = len(decode_request("openai_chat", PATH, body.request).rows)
+
+        def median(kind: str, turns: int = body.turns) -> float:
+            return float(statistics.median(samples[turns, kind]))
+
+        out.append(
+            CostRun(
+                body.turns,
+                rows,
+                len(body.request),
+                median("observe"),
+                median("decoded"),
+                median("floor"),
+            )
+        )
+    return out
+
+
+def _sample(observer: WireObserver, body: _Bodies, kind: str, name: str) -> int:
+    exchange = _exchange(name, body.request, body.answer)
+    if kind == "floor":
+        start = CLOCK()
+        json.loads(body.request)
+        return CLOCK() - start
+    observer.observe_decoded(exchange, body.previous, body.previous_answer)
+    if kind == "observe":
+        start = CLOCK()
+        found = observer.observe(exchange)
+        elapsed = CLOCK() - start
+    else:  # decoded before the clock, fresh rows each time (no measurement remembered)
+        request = decode_request("openai_chat", PATH, body.request)
+        answer = decode_answer("openai_chat", 200, body.answer, streamed=False)
+        start = CLOCK()
+        found = observer.observe_decoded(exchange, request, answer)
+        elapsed = CLOCK() - start
+    if found:
+        raise RuntimeError(f"a plain continuation gave findings: {found}")
+    return elapsed
+
+
+def profile(turns: int, calls: int, top: int = 12) -> str:
+    """cProfile of ``calls`` observed requests at ``turns``: the top functions by own time."""
+    body = bodies(turns)
+    observer = _observer()
+    profiler = cProfile.Profile()
+    for call in range(calls):
+        exchange = _exchange(f"profile-{call}", body.request, body.answer)
+        observer.observe_decoded(exchange, body.previous, body.previous_answer)
+        profiler.enable()
+        observer.observe(exchange)
+        profiler.disable()
+    out = StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------- goals
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def goal_rows(memory: Sequence[MemoryRun], costs: Sequence[CostRun]) -> list[list[str]]:
+    """The goals table's rows: measure, value, goal and verdict (the chat shape is judged,
+    any other shape is information)."""
+    rows: list[list[str]] = []
+    judged = sorted((run for run in memory if run.shape == CHAT.name), key=lambda r: r.sessions)
+    for run in judged:
+        rows.append(
+            [
+                f"memory per idle session, {run.sessions:,} sessions ({CHAT.describe()})",
+                f"{run.per_session:,.0f} B",
+                f"≤ {GOAL_BYTES:,} B: {verdict(run.per_session <= GOAL_BYTES)}",
+            ]
+        )
+    if len(judged) > 1:
+        first, last = judged[0], judged[-1]
+        flat = last.per_session / first.per_session
+        rows.append(
+            [
+                f"flat: bytes per session at {last.sessions:,} ÷ at {first.sessions:,}",
+                f"{flat:.3f}×",
+                f"≤ {GOAL_FLAT:.2f}×: {verdict(flat <= GOAL_FLAT)}",
+            ]
+        )
+    for run in memory:
+        if run.shape != CHAT.name:
+            rows.append(
+                [
+                    f"memory per idle session, {run.sessions:,} sessions ({run.shape})",
+                    f"{run.per_session:,.0f} B",
+                    "(information)",
+                ]
+            )
+    if len(costs) > 1:
+        short, long = min(costs, key=lambda c: c.turns), max(costs, key=lambda c: c.turns)
+        per_row = long.per_row / short.per_row
+        versus = f"turn {long.turns:,} ÷ turn {short.turns}"
+        rows.append(
+            [
+                f"observe CPU per request row, {versus}"
+                f" ({fmt_time(long.per_row)} / {fmt_time(short.per_row)})",
+                f"{per_row:.2f}×",
+                f"≤ {GOAL_COST:.2f}×: {verdict(per_row <= GOAL_COST)}",
+            ]
+        )
+        rows.append(
+            [
+                f"observe CPU per request, {versus}"
+                f" ({fmt_time(long.observe_ns)} / {fmt_time(short.observe_ns)};"
+                f" {long.rows:,} / {short.rows} rows)",
+                f"{long.observe_ns / short.observe_ns:.1f}×",
+                "(information: the whole history is sent every time)",
+            ]
+        )
+        rows.append(
+            [
+                f"observe CPU per KiB of request, {versus}",
+                f"{long.per_kib / short.per_kib:.2f}×",
+                "(information)",
+            ]
+        )
+        decoded = (long.decoded_ns / long.rows) / (short.decoded_ns / short.rows)
+        rows.append(
+            [f"observe_decoded CPU per request row, {versus}", f"{decoded:.2f}×", "(information)"]
+        )
+    return rows
+
+
+# ----------------------------------------------------------------------------------- main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.wire", description=__doc__)
+    parser.add_argument(
+        "--sizes",
+        default=",".join(str(s) for s in SIZES),
+        help="comma-separated session counts (default: %(default)s)",
+    )
+    parser.add_argument("--rounds", type=int, default=COST_ROUNDS)
+    parser.add_argument(
+        "--profile", action="store_true", help="also cProfile the long requests' observe"
+    )
+    args = parser.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+
+    def say(text: str = "") -> None:
+        print(text, flush=True)
+
+    began = time.perf_counter()
+    say(
+        f"trimscope bench.wire: Python {platform.python_version()}, {platform.system()} "
+        f"{platform.machine()}, {os.cpu_count()} CPUs"
+    )
+    say(f"(a) memory per idle session: tracemalloc after gc, decoded rows released; {HEADER}")
+    say(f"    names each session; {CHAT.describe()}; {TOOLS.describe()}")
+    memory = [idle_memory(CHAT, size) for size in sizes]
+    memory += [idle_memory(TOOLS, size) for size in sizes if size in TOOL_SIZES]
+    say(
+        table(
+            ["session", "sessions", "bytes per session", "run"],
+            [
+                [r.shape, f"{r.sessions:,}", f"{r.per_session:,.0f}", f"{r.seconds:.1f} s"]
+                for r in memory
+            ],
+        )
+    )
+    check = idle_memory(CHAT, sizes[0], every_turn=True)
+    say(
+        f"    {CHAT.name}, fed every call of its conversation instead of its last only"
+        f" ({sizes[0]:,} sessions): {check.per_session:,.0f} B"
+    )
+    say()
+    say("(b) CPU per request (time.process_time_ns, median, gc paused), openai_chat bytes of a")
+    say("    chat session, its previous turn observed first; floor: json.loads of the request")
+    costs = cost(COST_TURNS, args.rounds)
+    say(
+        table(
+            ["turn", "rows", "request", "observe", "per row", "per KiB", "observe_decoded",
+             "floor", "observe ÷ floor"],
+            [
+                [f"{c.turns:,}", f"{c.rows:,}", f"{c.body_bytes / 1024:,.1f} KiB",
+                 fmt_time(c.observe_ns), fmt_time(c.per_row), fmt_time(c.per_kib),
+                 fmt_time(c.decoded_ns), fmt_time(c.floor_ns), f"{c.observe_ns / c.floor_ns:.1f}×"]
+                for c in costs
+            ],
+        )  # fmt: skip
+    )
+    if args.profile:
+        say()
+        say(f"cProfile of observe at turn {COST_TURNS[-1]:,} (own time):")
+        say(profile(COST_TURNS[-1], 5))
+    say()
+    say("Goals (the request's cost is judged per row: every request carries the whole history,")
+    say("so the observer must read more at turn 1,000; what must not grow is the work per row)")
+    say(table(["measure", "value", "goal"], goal_rows(memory, costs)))
+    say()
+    say(f"total bench time {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
