@@ -28,6 +28,8 @@ from harness.runtime.messages import ChatMessage, from_json, to_json
 from harness.runtime.turns import is_turn_boundary
 
 _DIGEST_BYTES: Final = 8
+_UTF8: Final = ("utf-8", "surrogatepass")
+_blake2b = hashlib.blake2b
 # Role and content are joined by a byte no UTF-8 text contains, so ("a", "bc") and
 # ("ab", "c") never hash alike.
 _SEPARATOR: Final = b"\xff"
@@ -42,7 +44,13 @@ def digest(*parts: str) -> int:
     """A 64-bit blake2b digest of ``parts``: equal parts, equal digests; two different
     rows collide with a chance of about 2⁻⁶⁴."""
     joined = _SEPARATOR.join(part.encode("utf-8", "surrogatepass") for part in parts)
-    return int.from_bytes(hashlib.blake2b(joined, digest_size=_DIGEST_BYTES).digest(), "big")
+    return int.from_bytes(_blake2b(joined, digest_size=_DIGEST_BYTES).digest(), "big")
+
+
+def _row_digest(role: str, content: str) -> int:
+    """``digest(role, content)`` without the generic join (one call a row)."""
+    joined = role.encode("utf-8", "surrogatepass") + _SEPARATOR + content.encode(*_UTF8)
+    return int.from_bytes(_blake2b(joined, digest_size=_DIGEST_BYTES).digest(), "big")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,26 +118,32 @@ def _call_identity(call: object) -> object:
 def print_row(row: ChatMessage) -> RowPrint:
     """The fingerprint of one canonical row."""
     role, content = row.role, row.content
-    flags = 0
-    if is_turn_boundary(row):
-        flags |= _OPENS_TURN
-    if role == "user" and not is_prompt_tool_carrier(content):
-        flags |= _PLAIN_USER
-    if role == "user" and content == BREADCRUMB:
-        flags |= _BREADCRUMB
+    flags = _OPENS_TURN if is_turn_boundary(row) else 0
     calls: tuple[int, ...] = ()
     answers: int | None = None
-    if role == "assistant":
+    older = message_tokens(row, current_carrier=False)
+    # The two estimates differ only for tool-result carriers (a tool row, a prompt-mode
+    # user carrier): every other row is priced alike wherever it stands.
+    current = older
+    if role == "user":
+        if is_prompt_tool_carrier(content):
+            current = message_tokens(row, current_carrier=True)
+        else:
+            flags |= _PLAIN_USER
+        if content == BREADCRUMB:
+            flags |= _BREADCRUMB
+    elif role == "assistant":
         calls = tuple(digest(call_id) for call_id in assistant_tool_call_ids(content) or ())
     elif role == "tool":
+        current = message_tokens(row, current_carrier=True)
         answered = tool_call_id_of(content)
         answers = None if answered is None else digest(answered)
     return RowPrint(
         # Every print of a known role shares one string object: the print keeps no text.
         role=_ROLES.get(role, role),
-        key=digest(role, identity_text(row)),
-        older_tokens=message_tokens(row, current_carrier=False),
-        current_tokens=message_tokens(row, current_carrier=True),
+        key=_row_digest(role, identity_text(row)),
+        older_tokens=older,
+        current_tokens=current,
         flags=flags,
         calls=calls,
         answers=answers,
