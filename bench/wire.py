@@ -420,15 +420,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     costs = cost(COST_TURNS, args.rounds)
     say(
         table(
-            ["turn", "rows", "request", "observe", "per row", "per KiB", "observe_decoded",
-             "floor", "observe ÷ floor"],
             [
-                [f"{c.turns:,}", f"{c.rows:,}", f"{c.body_bytes / 1024:,.1f} KiB",
-                 fmt_time(c.observe_ns), fmt_time(c.per_row), fmt_time(c.per_kib),
-                 fmt_time(c.decoded_ns), fmt_time(c.floor_ns), f"{c.observe_ns / c.floor_ns:.1f}×"]
+                "turn",
+                "rows",
+                "request",
+                "observe",
+                "per row",
+                "per KiB",
+                "observe_decoded",
+                "floor",
+                "observe ÷ floor",
+            ],
+            [
+                [
+                    f"{c.turns:,}",
+                    f"{c.rows:,}",
+                    f"{c.body_bytes / 1024:,.1f} KiB",
+                    fmt_time(c.observe_ns),
+                    fmt_time(c.per_row),
+                    fmt_time(c.per_kib),
+                    fmt_time(c.decoded_ns),
+                    fmt_time(c.floor_ns),
+                    f"{c.observe_ns / c.floor_ns:.1f}×",
+                ]
                 for c in costs
             ],
-        )  # fmt: skip
+        )
     )
     if args.profile:
         say()
