@@ -140,19 +140,32 @@ class MemoryRun:
 
 def idle_memory(shape: Shape, sessions: int, *, every_turn: bool = False) -> MemoryRun:
     """Bytes held per idle session once ``sessions`` sessions of ``shape`` were observed:
-    each its last call (or, ``every_turn``, each call of its conversation in turn)."""
+    each its last call (or, ``every_turn``, each call of its conversation in turn).
+
+    For the last call alone, the earlier turns' rows are built once and shared by every
+    session; the last turn's rows are each session's own, so the observer's index (by the
+    keys of the last request row and the answer) holds one entry a session, as in real
+    traffic. What a session holds is its rows' prints, whatever their text: sharing rows
+    only spares the run building 100,000 conversations under tracemalloc."""
     began = time.perf_counter()
     observer = _observer()
+    shared = shape.rows(-1, shape.turns)
+    per_turn = len(shape.rows(-1, 1)) - 1
     with gc_paused():  # no collection mid-loop: 100,000 sessions' objects, scanned again and again
         tracemalloc.start()
         start = tracemalloc.get_traced_memory()[0]
         for session in range(sessions):
-            rows = shape.rows(session, shape.turns)
             exchange = _exchange(f"session-{session}")
-            ends = _call_ends(rows) if every_turn else [len(rows) - 1]
-            for end in ends:
-                request = DecodedRequest(model="m", rows=tuple(rows[:end]))
-                observer.observe_decoded(exchange, request, DecodedAnswer(rows=(rows[end],)))
+            if every_turn:
+                rows = shape.rows(session, shape.turns)
+                for end in _call_ends(rows):
+                    request = DecodedRequest(model="m", rows=tuple(rows[:end]))
+                    observer.observe_decoded(exchange, request, DecodedAnswer(rows=(rows[end],)))
+            else:
+                last = shape.rows(session, 1)[1:]
+                rows = [*shared[:-per_turn], *last]
+                request = DecodedRequest(model="m", rows=tuple(rows[:-1]))
+                observer.observe_decoded(exchange, request, DecodedAnswer(rows=(rows[-1],)))
             del rows, exchange, request
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - start

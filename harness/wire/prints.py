@@ -34,6 +34,7 @@ _blake2b = hashlib.blake2b
 _SEPARATOR: Final = b"\xff"
 
 _ROLES: Final = {role: role for role in ("system", "user", "assistant", "tool")}
+_ROLE_PREFIX: Final = {role: role.encode() + _SEPARATOR for role in _ROLES}
 _OPENS_TURN: Final = 1
 _PLAIN_USER: Final = 2
 _BREADCRUMB: Final = 4
@@ -47,9 +48,14 @@ def digest(*parts: str) -> int:
 
 
 def _row_digest(role: str, content: str) -> int:
-    """``digest(role, content)`` without the generic join (one call a row)."""
-    joined = role.encode("utf-8", "surrogatepass") + _SEPARATOR + content.encode(*_UTF8)
-    return int.from_bytes(_blake2b(joined, digest_size=_DIGEST_BYTES).digest(), "big")
+    """``digest(role, content)`` without the generic join (one call a row): the hash is
+    fed the role's bytes and separator (kept per known role), then the content's."""
+    prefix = _ROLE_PREFIX.get(role)
+    if prefix is None:
+        prefix = role.encode(*_UTF8) + _SEPARATOR
+    hashed = _blake2b(prefix, digest_size=_DIGEST_BYTES)
+    hashed.update(content.encode(*_UTF8))
+    return int.from_bytes(hashed.digest(), "big")
 
 
 @dataclass(frozen=True, slots=True)
