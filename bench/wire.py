@@ -136,6 +136,7 @@ class MemoryRun:
     per_session: float
     """Bytes ``tracemalloc`` sees held per idle session."""
     seconds: float
+    """CPU time of the run (``time.process_time``), tracemalloc's own cost included."""
 
 
 def idle_memory(shape: Shape, sessions: int, *, every_turn: bool = False) -> MemoryRun:
@@ -147,7 +148,7 @@ def idle_memory(shape: Shape, sessions: int, *, every_turn: bool = False) -> Mem
     keys of the last request row and the answer) holds one entry a session, as in real
     traffic. What a session holds is its rows' prints, whatever their text: sharing rows
     only spares the run building 100,000 conversations under tracemalloc."""
-    began = time.perf_counter()
+    began = time.process_time()
     observer = _observer()
     shared = shape.rows(-1, shape.turns)
     per_turn = len(shape.rows(-1, 1)) - 1
@@ -172,7 +173,7 @@ def idle_memory(shape: Shape, sessions: int, *, every_turn: bool = False) -> Mem
         tracemalloc.stop()
     if observer.session_count != sessions:
         raise RuntimeError(f"{observer.session_count} sessions open, {sessions} observed")
-    return MemoryRun(shape.name, sessions, held / sessions, time.perf_counter() - began)
+    return MemoryRun(shape.name, sessions, held / sessions, time.process_time() - began)
 
 
 def _call_ends(rows: Sequence[ChatMessage]) -> list[int]:
@@ -415,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     memory += [idle_memory(TOOLS, size) for size in sizes if size in TOOL_SIZES]
     say(
         table(
-            ["session", "sessions", "bytes per session", "run"],
+            ["session", "sessions", "bytes per session", "run (CPU)"],
             [
                 [r.shape, f"{r.sessions:,}", f"{r.per_session:,.0f}", f"{r.seconds:.1f} s"]
                 for r in memory

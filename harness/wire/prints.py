@@ -177,11 +177,14 @@ def print_rows(rows: Iterable[ChatMessage]) -> tuple[RowPrint, ...]:
             # messages cannot carry images): part of the tool round, not a new turn.
             out.append(replace(print_row(row), flags=0))
             continue
-        if row.role == "user" and len(row.content) > len(BREADCRUMB):
-            head, rest = row.content[: len(BREADCRUMB)], row.content[len(BREADCRUMB) :]
-            if head == BREADCRUMB:
-                out += (print_row(ChatMessage("user", head)), print_row(ChatMessage("user", rest)))
-                continue
+        content = row.content
+        if row.role == "user" and len(content) > len(BREADCRUMB) and content.startswith(BREADCRUMB):
+            rest = content[len(BREADCRUMB) :]
+            out += (
+                print_row(ChatMessage("user", BREADCRUMB)),
+                print_row(ChatMessage("user", rest)),
+            )
+            continue
         out.append(print_row(row))
     return tuple(out)
 
