@@ -138,7 +138,9 @@ def print_row(row: ChatMessage) -> RowPrint:
         if content == BREADCRUMB:
             flags |= _BREADCRUMB
     elif role == "assistant":
-        calls = tuple(digest(call_id) for call_id in assistant_tool_call_ids(content) or ())
+        ids = assistant_tool_call_ids(content)
+        if ids:
+            calls = tuple(digest(call_id) for call_id in ids)
     elif role == "tool":
         current = message_tokens(row, current_carrier=True)
         answered = tool_call_id_of(content)
