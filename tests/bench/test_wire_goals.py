@@ -5,7 +5,8 @@ turn 20 against 1.2× (per request and per KiB are information only)."""
 
 from __future__ import annotations
 
-from bench.wire import CHAT, TOOLS, CostRun, MemoryRun, goal_rows
+from bench.wire import goal_rows
+from bench.wire_runs import CHAT, TOOLS, CostRun, MemoryRun
 
 
 def _memory(*per_session: float) -> list[MemoryRun]:
