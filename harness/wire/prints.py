@@ -16,8 +16,7 @@ import json
 import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from typing import Final, overload
+from typing import Final, NamedTuple, overload
 
 from harness.runtime.carriers import is_prompt_tool_carrier
 from harness.runtime.constants import BREADCRUMB
@@ -58,13 +57,17 @@ def _row_digest(role: str, content: str) -> int:
     return int.from_bytes(hashed.digest(), "big")
 
 
-@dataclass(frozen=True, slots=True)
-class RowPrint:
+class RowPrint(NamedTuple):
     """One row's fingerprint. ``key`` is ``digest(role, content)``; ``older_tokens`` and
     ``current_tokens`` are the runtime's estimate of the row as an older row and as a row
     of the current user turn (they differ only for tool-result carriers that declare
     images); ``calls`` are digests of the tool-call ids an assistant row carries,
-    ``answers`` the digest of the tool-call id a tool row answers (``None``: none)."""
+    ``answers`` the digest of the tool-call id a tool row answers (``None``: none).
+
+    A named tuple, immutable like the frozen dataclass it was: one is made per row of
+    every request (and per row of the previous request, unpacked), and a frozen
+    dataclass's ``__init__`` sets each of its seven fields through ``object.__setattr__``,
+    which cost as much as the rest of the print."""
 
     role: str
     key: int
@@ -93,6 +96,11 @@ class RowPrint:
     @property
     def is_system(self) -> bool:
         return self.role == "system"
+
+
+_new_print: Final = tuple.__new__
+"""``_new_print(RowPrint, fields)``: a print from its seven fields in order, without the
+named tuple's Python-level ``__new__``."""
 
 
 def identity_text(row: ChatMessage) -> str:
@@ -145,15 +153,10 @@ def print_row(row: ChatMessage) -> RowPrint:
         current = message_tokens(row, current_carrier=True)
         answered = tool_call_id_of(content)
         answers = None if answered is None else digest(answered)
-    return RowPrint(
-        # Every print of a known role shares one string object: the print keeps no text.
-        role=_ROLES.get(role, role),
-        key=_row_digest(role, identity_text(row)),
-        older_tokens=older,
-        current_tokens=current,
-        flags=flags,
-        calls=calls,
-        answers=answers,
+    # Every print of a known role shares one string object: the print keeps no text.
+    key = _row_digest(role, identity_text(row))
+    return _new_print(
+        RowPrint, (_ROLES.get(role, role), key, older, current, flags, calls, answers)
     )
 
 
@@ -177,7 +180,7 @@ def print_rows(rows: Iterable[ChatMessage]) -> tuple[RowPrint, ...]:
         if out and out[-1].role == "tool" and _images_only(row):
             # A tool result's images, sent as a user message after it (wires whose tool
             # messages cannot carry images): part of the tool round, not a new turn.
-            out.append(replace(print_row(row), flags=0))
+            out.append(print_row(row)._replace(flags=0))
             continue
         content = row.content
         if row.role == "user" and len(content) > len(BREADCRUMB) and content.startswith(BREADCRUMB):
@@ -325,13 +328,10 @@ class PackedPrints(Sequence[RowPrint]):
         if extra is None:
             for index in range(start, stop):
                 code = meta[index]
-                yield RowPrint(
-                    role=_ROLE_ORDER[code >> _ROLE_SHIFT],
-                    key=keys[index],
-                    older_tokens=tokens[index],
-                    current_tokens=tokens[index + shift],
-                    flags=code & _FLAG_BITS,
-                )
+                role = _ROLE_ORDER[code >> _ROLE_SHIFT]
+                older, current = tokens[index], tokens[index + shift]
+                fields = (role, keys[index], older, current, code & _FLAG_BITS, (), None)
+                yield _new_print(RowPrint, fields)
             return
         answers, calls, counts, rare = extra
         answered = sum(meta[:start].translate(_ANSWER_COUNTS))
@@ -345,15 +345,11 @@ class PackedPrints(Sequence[RowPrint]):
             if index in rare:
                 yield rare[index]
             else:
-                yield RowPrint(
-                    role=_ROLE_ORDER[code >> _ROLE_SHIFT],
-                    key=keys[index],
-                    older_tokens=tokens[index],
-                    current_tokens=tokens[index + shift],
-                    flags=code & _FLAG_BITS,
-                    calls=tuple(calls[called : called + taken]),
-                    answers=answer,
-                )
+                role = _ROLE_ORDER[code >> _ROLE_SHIFT]
+                older, current = tokens[index], tokens[index + shift]
+                ids = tuple(calls[called : called + taken])
+                full = (role, keys[index], older, current, code & _FLAG_BITS, ids, answer)
+                yield _new_print(RowPrint, full)
             called += taken
 
     @property
