@@ -50,6 +50,8 @@ bench: $(STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m bench load --latency-ms 50
 	$(BIN)/python -m bench.estimate_accuracy
 	$(BIN)/python -m bench.proxy
+	$(BIN)/python -m bench.wire
+	$(BIN)/python -m bench.sut
 
 # Arize Phoenix in its own venv (.tools/phoenix): the trace backend the integration test
 # tests/telemetry/test_phoenix.py reads spans back from. .ci/run installs it too.

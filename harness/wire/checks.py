@@ -25,6 +25,8 @@ def orphans(rows: Sequence[RowPrint]) -> list[Issue]:
         called.update(row.calls)
         if row.answers is not None and row.answers not in called:
             issues.append(("orphan_tool_result", f"row {index}: its tool call is not before it"))
+        if not row.calls:
+            continue
         unanswered = [call for call in row.calls if call not in answered]
         if unanswered and index != len(rows) - 1:
             issues.append(

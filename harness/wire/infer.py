@@ -85,7 +85,8 @@ def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]
     order = turn_order(call.wire, call.request, whole=not call.provider_state)
     out.issues(order, provider=True)
     out.provider(memory)
-    memory = out.overflow(memory)
+    tokens = estimate_prints(call.request)
+    memory = out.overflow(memory, tokens)
     # At rest the prints are packed; the last successful request shares the columns.
     request, answer = pack(call.request), pack(call.answer if not call.failed else ())
     memory = replace(
@@ -94,7 +95,7 @@ def infer_call(memory: Memory, call: Call) -> tuple[tuple[Finding, ...], Memory]
         compaction_items=_compaction_items(call.provider_items),
     )
     if not call.failed:
-        memory = replace(memory, last_ok=request, last_ok_tokens=estimate_prints(call.request))
+        memory = replace(memory, last_ok=request, last_ok_tokens=tokens)
     return tuple(out.found), memory
 
 
@@ -199,9 +200,10 @@ class _Stamp:
             )
             self.found.append(finding)
 
-    def overflow(self, memory: Memory) -> Memory:
-        """Overflow, the retry after one, and the poisoned session; the counters next."""
-        call, tokens = self.call, estimate_prints(self.call.request)
+    def overflow(self, memory: Memory, tokens: int) -> Memory:
+        """Overflow, the retry after one, and the poisoned session; the counters next
+        (``tokens``: the request's estimate)."""
+        call = self.call
         if memory.overflow_tokens is not None:
             self._retry(memory.overflow_tokens, tokens)
         if call.overflow:

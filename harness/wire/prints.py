@@ -16,9 +16,7 @@ import json
 import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from itertools import accumulate
-from typing import Final, overload
+from typing import Final, NamedTuple, overload
 
 from harness.runtime.carriers import is_prompt_tool_carrier
 from harness.runtime.constants import BREADCRUMB
@@ -28,11 +26,14 @@ from harness.runtime.messages import ChatMessage, from_json, to_json
 from harness.runtime.turns import is_turn_boundary
 
 _DIGEST_BYTES: Final = 8
+_UTF8: Final = ("utf-8", "surrogatepass")
+_blake2b = hashlib.blake2b
 # Role and content are joined by a byte no UTF-8 text contains, so ("a", "bc") and
 # ("ab", "c") never hash alike.
 _SEPARATOR: Final = b"\xff"
 
 _ROLES: Final = {role: role for role in ("system", "user", "assistant", "tool")}
+_ROLE_PREFIX: Final = {role: role.encode() + _SEPARATOR for role in _ROLES}
 _OPENS_TURN: Final = 1
 _PLAIN_USER: Final = 2
 _BREADCRUMB: Final = 4
@@ -42,16 +43,31 @@ def digest(*parts: str) -> int:
     """A 64-bit blake2b digest of ``parts``: equal parts, equal digests; two different
     rows collide with a chance of about 2⁻⁶⁴."""
     joined = _SEPARATOR.join(part.encode("utf-8", "surrogatepass") for part in parts)
-    return int.from_bytes(hashlib.blake2b(joined, digest_size=_DIGEST_BYTES).digest(), "big")
+    return int.from_bytes(_blake2b(joined, digest_size=_DIGEST_BYTES).digest(), "big")
 
 
-@dataclass(frozen=True, slots=True)
-class RowPrint:
+def _row_digest(role: str, content: str) -> int:
+    """``digest(role, content)`` without the generic join (one call a row): the hash is
+    fed the role's bytes and separator (kept per known role), then the content's."""
+    prefix = _ROLE_PREFIX.get(role)
+    if prefix is None:
+        prefix = role.encode(*_UTF8) + _SEPARATOR
+    hashed = _blake2b(prefix, digest_size=_DIGEST_BYTES)
+    hashed.update(content.encode(*_UTF8))
+    return int.from_bytes(hashed.digest(), "big")
+
+
+class RowPrint(NamedTuple):
     """One row's fingerprint. ``key`` is ``digest(role, content)``; ``older_tokens`` and
     ``current_tokens`` are the runtime's estimate of the row as an older row and as a row
     of the current user turn (they differ only for tool-result carriers that declare
     images); ``calls`` are digests of the tool-call ids an assistant row carries,
-    ``answers`` the digest of the tool-call id a tool row answers (``None``: none)."""
+    ``answers`` the digest of the tool-call id a tool row answers (``None``: none).
+
+    A named tuple, immutable like the frozen dataclass it was: one is made per row of
+    every request (and per row of the previous request, unpacked), and a frozen
+    dataclass's ``__init__`` sets each of its seven fields through ``object.__setattr__``,
+    which cost as much as the rest of the print."""
 
     role: str
     key: int
@@ -82,6 +98,11 @@ class RowPrint:
         return self.role == "system"
 
 
+_new_print: Final = tuple.__new__
+"""``_new_print(RowPrint, fields)``: a print from its seven fields in order, without the
+named tuple's Python-level ``__new__``."""
+
+
 def identity_text(row: ChatMessage) -> str:
     """The content a row is recognised by. A native tool-call row's arguments are read as
     JSON and written back compactly with sorted keys: runtimes parse the arguments a model
@@ -110,29 +131,32 @@ def _call_identity(call: object) -> object:
 def print_row(row: ChatMessage) -> RowPrint:
     """The fingerprint of one canonical row."""
     role, content = row.role, row.content
-    flags = 0
-    if is_turn_boundary(row):
-        flags |= _OPENS_TURN
-    if role == "user" and not is_prompt_tool_carrier(content):
-        flags |= _PLAIN_USER
-    if role == "user" and content == BREADCRUMB:
-        flags |= _BREADCRUMB
+    flags = _OPENS_TURN if is_turn_boundary(row) else 0
     calls: tuple[int, ...] = ()
     answers: int | None = None
-    if role == "assistant":
-        calls = tuple(digest(call_id) for call_id in assistant_tool_call_ids(content) or ())
+    older = message_tokens(row, current_carrier=False)
+    # The two estimates differ only for tool-result carriers (a tool row, a prompt-mode
+    # user carrier): every other row is priced alike wherever it stands.
+    current = older
+    if role == "user":
+        if is_prompt_tool_carrier(content):
+            current = message_tokens(row, current_carrier=True)
+        else:
+            flags |= _PLAIN_USER
+        if content == BREADCRUMB:
+            flags |= _BREADCRUMB
+    elif role == "assistant":
+        ids = assistant_tool_call_ids(content)
+        if ids:
+            calls = tuple(digest(call_id) for call_id in ids)
     elif role == "tool":
+        current = message_tokens(row, current_carrier=True)
         answered = tool_call_id_of(content)
         answers = None if answered is None else digest(answered)
-    return RowPrint(
-        # Every print of a known role shares one string object: the print keeps no text.
-        role=_ROLES.get(role, role),
-        key=digest(role, identity_text(row)),
-        older_tokens=message_tokens(row, current_carrier=False),
-        current_tokens=message_tokens(row, current_carrier=True),
-        flags=flags,
-        calls=calls,
-        answers=answers,
+    # Every print of a known role shares one string object: the print keeps no text.
+    key = _row_digest(role, identity_text(row))
+    return _new_print(
+        RowPrint, (_ROLES.get(role, role), key, older, current, flags, calls, answers)
     )
 
 
@@ -156,13 +180,16 @@ def print_rows(rows: Iterable[ChatMessage]) -> tuple[RowPrint, ...]:
         if out and out[-1].role == "tool" and _images_only(row):
             # A tool result's images, sent as a user message after it (wires whose tool
             # messages cannot carry images): part of the tool round, not a new turn.
-            out.append(replace(print_row(row), flags=0))
+            out.append(print_row(row)._replace(flags=0))
             continue
-        if row.role == "user" and len(row.content) > len(BREADCRUMB):
-            head, rest = row.content[: len(BREADCRUMB)], row.content[len(BREADCRUMB) :]
-            if head == BREADCRUMB:
-                out += (print_row(ChatMessage("user", head)), print_row(ChatMessage("user", rest)))
-                continue
+        content = row.content
+        if row.role == "user" and len(content) > len(BREADCRUMB) and content.startswith(BREADCRUMB):
+            rest = content[len(BREADCRUMB) :]
+            out += (
+                print_row(ChatMessage("user", BREADCRUMB)),
+                print_row(ChatMessage("user", rest)),
+            )
+            continue
         out.append(print_row(row))
     return tuple(out)
 
@@ -209,55 +236,66 @@ def leading_system(prints: Sequence[RowPrint]) -> int:
 
 # At rest: a session's prints as columns of fixed-size numbers instead of one object a
 # row. An idle session keeps its last request's and answer's prints until its next call;
-# as ``RowPrint`` objects they cost over a hundred bytes a row, as columns about twenty
-# (an 8-byte key, two 4-byte token counts, a flag byte and a role byte), plus 8 bytes a
-# tool-call id for the rows that carry or answer one.
+# as ``RowPrint`` objects they cost over a hundred bytes a row, as columns about eleven:
+# an 8-byte key, a 2-byte token count (4 bytes past 65,535 tokens; the current-turn count
+# beside it only when some row's differs) and one byte of role and flags; a row that
+# carries tool calls adds a byte for their count and 8 bytes a call, a row that answers
+# one 8 bytes. The columns are few objects: each array or bytes object costs its header
+# (about 64 bytes) whatever it holds, so columns a request has no use for are not made.
 
 _ROLE_ORDER: Final = tuple(_ROLES)
 _CODES: Final = {role: code for code, role in enumerate(_ROLE_ORDER)}
-_OTHER: Final = 255
-_TOKEN_LIMIT: Final = 2**32
-_ANSWERS: Final = 0x80
-"""Flag bit of a packed row: it answers a tool call (its id's digest is in ``_answers``)."""
+_ROLE_SHIFT: Final = 4
+_FLAG_BITS: Final = 0x07
+_ANSWERS: Final = 0x08
+"""Meta bit of a packed row: it answers a tool call (its id's digest is in the answers)."""
+_ANSWER_COUNTS: Final = bytes(int(bool(b & _ANSWERS)) for b in range(256))
+"""``bytes.translate`` table: each meta byte to 1 when its row answers a call, else 0."""
+_TOKEN_CODES: Final = ("H", "I")
+_MAX_CALLS: Final = 255
 
 
 class PackedPrints(Sequence[RowPrint]):
-    """The prints of one request (or answer), packed; equal in content to ``prints``."""
+    """The prints of one request (or answer), packed; equal in content to ``prints``.
 
-    __slots__ = (
-        "_answers",
-        "_answers_before",
-        "_call_ends",
-        "_calls",
-        "_current",
-        "_flags",
-        "_keys",
-        "_older",
-        "_rare",
-        "_roles",
-    )
+    ``_tokens`` holds the older estimates, then the current-turn ones when any differs;
+    ``_meta`` a byte a row (role code, flags, the answers bit); ``_extra`` is ``None``
+    unless a row carries or answers a tool call or must be kept whole: then the answered
+    ids' digests, the calls' digests, each row's call count, and the rows kept whole
+    (an unknown role, or an estimate past 4 bytes)."""
+
+    __slots__ = ("_extra", "_keys", "_meta", "_tokens")
+
+    _tokens: array[int]
+    _extra: tuple[array[int], array[int], bytes, dict[int, RowPrint]] | None
 
     def __init__(self, prints: Sequence[RowPrint]) -> None:
         self._keys = array("Q", [p.key for p in prints])
-        # Token counts past 4 bytes (16 GiB of text in one row) are kept whole as rare.
-        self._older = array("I", [min(p.older_tokens, _TOKEN_LIMIT - 1) for p in prints])
-        self._current = array("I", [min(p.current_tokens, _TOKEN_LIMIT - 1) for p in prints])
-        self._flags = bytes(p.flags | (_ANSWERS if p.answers is not None else 0) for p in prints)
-        self._roles = bytes(_CODES.get(p.role, _OTHER) for p in prints)
-        self._answers = array("Q", [p.answers for p in prints if p.answers is not None])
-        # How many rows before each answer one (none kept when no row answers a call).
-        before = array("I", accumulate((p.answers is not None for p in prints), initial=0))
-        self._answers_before = before if self._answers else None
-        self._calls = array("Q", [call for p in prints for call in p.calls])
-        # Where each row's calls end in ``_calls`` (none kept when no row carries a call).
-        ends = array("I", accumulate(len(p.calls) for p in prints))
-        self._call_ends = ends if self._calls else None
-        rare = {
-            index: p
-            for index, p in enumerate(prints)
-            if p.role not in _CODES or max(p.older_tokens, p.current_tokens) >= _TOKEN_LIMIT
-        }
-        self._rare = rare or None  # rows of an unknown role or outsized: kept whole
+        older = [p.older_tokens for p in prints]
+        current = [p.current_tokens for p in prints]
+        rare: dict[int, RowPrint] = {}
+        try:
+            self._tokens = _token_column(older if older == current else older + current)
+        except OverflowError:  # an estimate past 4 bytes (16 GiB of text in one row)
+            rare = {i: p for i, p in enumerate(prints) if max(older[i], current[i]) >> 32}
+            older = [0 if i in rare else n for i, n in enumerate(older)]
+            current = [0 if i in rare else n for i, n in enumerate(current)]
+            self._tokens = _token_column(older if older == current else older + current)
+        self._meta = bytes(
+            p.flags
+            | (_ANSWERS if p.answers is not None else 0)
+            | (_CODES.get(p.role, 0) << _ROLE_SHIFT)
+            for p in prints
+        )
+        rare.update((i, p) for i, p in enumerate(prints) if p.role not in _CODES)
+        answers = [p.answers for p in prints if p.answers is not None]
+        calls = [call for p in prints for call in p.calls]
+        rare.update((i, p) for i, p in enumerate(prints) if len(p.calls) > _MAX_CALLS)
+        self._extra = None
+        if answers or calls or rare:
+            counts = bytes(0 if i in rare else len(p.calls) for i, p in enumerate(prints))
+            calls = [c for i, p in enumerate(prints) if i not in rare for c in p.calls]
+            self._extra = (array("Q", answers), array("Q", calls), counts, rare)
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -268,40 +306,64 @@ class PackedPrints(Sequence[RowPrint]):
     def __getitem__(self, index: slice) -> tuple[RowPrint, ...]: ...
     def __getitem__(self, index: int | slice) -> RowPrint | tuple[RowPrint, ...]:
         if isinstance(index, slice):
-            return tuple(self._row(i) for i in range(*index.indices(len(self))))
+            start, stop, step = index.indices(len(self))
+            if step == 1:
+                return tuple(self._rows(start, stop))
+            return tuple(self[i] for i in range(start, stop, step))
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
-        return self._row(index)
+        return next(self._rows(index, index + 1))
 
     def __iter__(self) -> Iterator[RowPrint]:
-        return (self._row(i) for i in range(len(self)))
+        return self._rows(0, len(self))
 
-    def _row(self, index: int) -> RowPrint:
-        if self._rare is not None and index in self._rare:
-            return self._rare[index]
-        flags = self._flags[index]
-        answers = None
-        if flags & _ANSWERS and self._answers_before is not None:
-            answers = self._answers[self._answers_before[index]]
-        calls: tuple[int, ...] = ()
-        if self._call_ends is not None:
-            start = self._call_ends[index - 1] if index else 0
-            calls = tuple(self._calls[start : self._call_ends[index]])
-        return RowPrint(
-            role=_ROLE_ORDER[self._roles[index]],
-            key=self._keys[index],
-            older_tokens=self._older[index],
-            current_tokens=self._current[index],
-            flags=flags & ~_ANSWERS,
-            calls=calls,
-            answers=answers,
-        )
+    def _rows(self, start: int, stop: int) -> Iterator[RowPrint]:
+        """Rows ``start`` to ``stop``, read in order: where a row's call ids and answered id
+        stand follows from the rows before it."""
+        count, tokens, meta, keys = len(self), self._tokens, self._meta, self._keys
+        extra = self._extra
+        shift = count if len(tokens) > count else 0
+        if extra is None:
+            for index in range(start, stop):
+                code = meta[index]
+                role = _ROLE_ORDER[code >> _ROLE_SHIFT]
+                older, current = tokens[index], tokens[index + shift]
+                fields = (role, keys[index], older, current, code & _FLAG_BITS, (), None)
+                yield _new_print(RowPrint, fields)
+            return
+        answers, calls, counts, rare = extra
+        answered = sum(meta[:start].translate(_ANSWER_COUNTS))
+        called = sum(counts[:start])
+        for index in range(start, stop):
+            code, taken = meta[index], counts[index]
+            answer = None
+            if code & _ANSWERS:
+                answer = answers[answered]
+                answered += 1
+            if index in rare:
+                yield rare[index]
+            else:
+                role = _ROLE_ORDER[code >> _ROLE_SHIFT]
+                older, current = tokens[index], tokens[index + shift]
+                ids = tuple(calls[called : called + taken])
+                full = (role, keys[index], older, current, code & _FLAG_BITS, ids, answer)
+                yield _new_print(RowPrint, full)
+            called += taken
 
     @property
     def keys(self) -> tuple[int, ...]:
         return tuple(self._keys)
+
+
+def _token_column(counts: list[int]) -> array[int]:
+    """The counts in the narrowest array that holds them (``OverflowError``: one is past
+    4 bytes)."""
+    try:
+        return array(_TOKEN_CODES[0], counts)
+    except OverflowError:
+        return array(_TOKEN_CODES[1], counts)
 
 
 def pack(prints: Sequence[RowPrint]) -> PackedPrints:

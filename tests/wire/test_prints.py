@@ -16,7 +16,14 @@ from harness.runtime import (
     native_tool_call_row,
 )
 from harness.runtime.hygiene import assistant_tool_call_ids, tool_call_id_of
-from harness.wire.prints import PackedPrints, digest, estimate_prints, print_row, print_rows
+from harness.wire.prints import (
+    PackedPrints,
+    RowPrint,
+    digest,
+    estimate_prints,
+    print_row,
+    print_rows,
+)
 from tests.wire.strategies import Conversation, conversations
 
 ROLES = st.sampled_from(["system", "user", "assistant", "tool"])
@@ -143,3 +150,26 @@ def test_a_tool_call_with_other_arguments_or_an_other_id_is_another_row() -> Non
     not_json = native_tool_call_row(None, [ToolCall("c1", "read", "{path: a}")])
     keys = {print_row(row).key for row in (base, other_args, other_id, not_json)}
     assert len(keys) == 4
+
+
+def test_packed_prints_keep_wide_estimates_unknown_roles_and_many_calls() -> None:
+    """The columns narrow to 2-byte estimates when they can; a row past 65,535 tokens
+    widens them, past 4 bytes (or of an unknown role, or with over 255 calls) it is
+    kept whole; tool ids read back in order around it."""
+    calls = tuple(range(300))
+    prints = (
+        RowPrint("system", 1, 10, 10, 0),
+        RowPrint("assistant", 2, 70_000, 70_000, 0, calls=(7, 8)),
+        RowPrint("tool", 3, 5, 9, 0, answers=7),
+        RowPrint("critic", 4, 3, 3, 0),
+        RowPrint("tool", 5, 2**33, 2**33, 0, answers=8),
+        RowPrint("assistant", 6, 1, 1, 0, calls=calls),
+        RowPrint("user", 7, 4, 4, 3),
+    )
+    for count in range(1, len(prints) + 1):
+        packed = PackedPrints(prints[:count])
+        assert tuple(packed) == prints[:count]
+        assert [packed[i] for i in range(count)] == list(prints[:count])
+        assert packed[1:] == prints[1:count]
+    assert PackedPrints(prints[:1])._tokens.typecode == "H"  # the column width
+    assert PackedPrints(prints[:2])._tokens.typecode == "I"
