@@ -10,20 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 WireKind: TypeAlias = Literal[
     "openai_chat", "openai_responses", "anthropic", "gemini", "ollama", "cohere", "bedrock"
 ]
-WIRE_KINDS: tuple[WireKind, ...] = (
-    "openai_chat",
-    "openai_responses",
-    "anthropic",
-    "gemini",
-    "ollama",
-    "cohere",
-    "bedrock",
-)
+WIRE_KINDS: tuple[WireKind, ...] = get_args(WireKind)
 
 FindingKind: TypeAlias = Literal[
     "trim",
@@ -41,22 +33,7 @@ FindingKind: TypeAlias = Literal[
     "cache_break",
     "unobservable",
 ]
-FINDING_KINDS: tuple[FindingKind, ...] = (
-    "trim",
-    "compaction",
-    "provider_edit",
-    "orphan_tool_result",
-    "orphan_tool_call",
-    "system_dropped",
-    "system_changed",
-    "user_dropped",
-    "turn_order",
-    "overflow",
-    "overflow_retry",
-    "poisoned_session",
-    "cache_break",
-    "unobservable",
-)
+FINDING_KINDS: tuple[FindingKind, ...] = get_args(FindingKind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,8 @@ from fakes.wire.base import PlannedToolCall, ReplyPlan, RequestContext, StopReas
 from harness.runtime import ChatMessage, ToolCall, native_tool_call_row
 from harness.runtime.messages import to_json
 from harness.wire import WireKind
-from tests.wire.bodies import ARGS, NAMES, TEXT
+from tests.providers.test_properties import ARGS, NAMES
+from tests.wire.bodies import TEXT
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from harness.runtime import (
     native_tool_result_row,
 )
 from harness.wire import WIRE_KINDS, WireKind
+from tests.providers.test_properties import ARGS, NAMES
 
 MODEL = "m-1"
 REFS = st.sampled_from(
@@ -54,12 +55,6 @@ TEXT = st.one_of(
     st.text(max_size=24),
     st.text(alphabet=string.ascii_letters + " \t\n\u3000.,[]:{}\"'", max_size=24),
 )
-ARGS = st.dictionaries(
-    st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=5),
-    st.one_of(st.integers(-100, 100), st.text(max_size=6), st.booleans(), st.none()),
-    max_size=3,
-)
-NAMES = st.sampled_from(["read_file", "list_dir", "shell", "screenshot"])
 
 
 @st.composite
