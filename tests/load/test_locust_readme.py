@@ -31,9 +31,9 @@ BIN = Path(sys.executable).parent
 def _blocks() -> list[str]:
     """The three shell blocks of the page's "Several machines" section."""
     text = (ROOT / "docs" / "load.md").read_text(encoding="utf-8")
-    start = text.index("### Several machines")
-    following = re.search(r"^#{1,3} ", text[start + 1 :], flags=re.MULTILINE)
-    section = text[start : start + 1 + following.start()] if following else text[start:]
+    start = text.index("\n", text.index("### Several machines"))
+    following = re.search(r"^#{1,3} ", text[start:], flags=re.MULTILINE)
+    section = text[start : start + following.start()] if following else text[start:]
     return re.findall(r"```\n(.*?)```", section, flags=re.DOTALL)
 
 
