@@ -1,11 +1,16 @@
-"""The README works as written: every command in its shell blocks runs verbatim, in a shell
-where ``.venv/bin`` is on PATH (what ``. .venv/bin/activate`` does), from the repository's
-root, bounded in time, on loopback only, and leaves no file outside the git-ignored ``out/``.
+"""The README and the pages of docs/ work as written: every command in their shell blocks
+runs verbatim, in a shell where ``.venv/bin`` is on PATH (what ``. .venv/bin/activate``
+does), from the repository's root, bounded in time, on loopback only, and leaves no file
+outside the git-ignored ``out/``.
 
 A block is a shell block when its first line starts like a command (``trimscope``, ``make``,
 ``.``, a variable assignment, ...); output samples and YAML are not. The few commands that
 cannot run here are listed in ``NOT_RUN`` with the reason; a test checks that the list
-names only commands the README still has, so it cannot hide new ones.
+names only commands the pages still have, so it cannot hide new ones.
+
+The README stays short enough to read in ten minutes (at most ``README_MAX_LINES`` lines)
+and links every page of docs/; that every relative link of the tracked Markdown resolves,
+heading included, is tests/test_standalone.py's check.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES: tuple[Path, ...] = (README, *sorted(DOCS.glob("*.md")))
+README_MAX_LINES = 300  # issue 27: a newcomer reads it in ten minutes
 BIN = Path(sys.executable).parent
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 COMMAND_START = re.compile(r"^(trimscope |make |\. |\.venv/bin/|locust |export |rm |[A-Z_]+=)")
@@ -37,6 +45,8 @@ NOT_RUN: dict[str, str] = {
     "make bench": "the benchmarks: minutes of CPU, run by make bench on purpose",
     ".venv/bin/python -m bench load": "the load benchmark: minutes of CPU, run by make bench",
     "--base-url https://api.openai.com/v1": "a real provider: needs the network and a paid key",
+    "--upstream https://api.openai.com/v1": "a real provider: needs the network and a paid key",
+    "python my_adapter.py": "the reader's own adapter (docs/sut-protocol.md shows one)",
     "trimscope load --locust": "Locust: covered by tests/load (issue 11's Locust part)",
     "--write-plan": "the multi-machine Locust flow: covered by tests/load",
     "LOCUSTFILE=": "the multi-machine Locust flow: covered by tests/load",
@@ -58,12 +68,13 @@ EXPECTED_EXIT: dict[str, int] = {
 
 @dataclass(frozen=True)
 class Block:
+    page: str
     section: str
     commands: tuple[str, ...]  # continuation lines joined
 
     @property
     def id(self) -> str:
-        return f"{self.section}: {self.commands[0][:50]}"
+        return f"{self.page}: {self.section}: {self.commands[0][:50]}"
 
 
 def _commands(text: str) -> tuple[str, ...]:
@@ -72,14 +83,14 @@ def _commands(text: str) -> tuple[str, ...]:
     return tuple(line for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
-def shell_blocks(readme: str) -> list[Block]:
+def shell_blocks(text: str, page: str = "README.md") -> list[Block]:
     blocks = []
-    for match in FENCE.finditer(readme):
+    for match in FENCE.finditer(text):
         language, body = match.group(1), match.group(2)
         if language not in ("", "sh", "shell", "bash") or not COMMAND_START.match(body):
             continue
-        headings = re.findall(r"^#+ (.+)$", readme[: match.start()], re.M)
-        blocks.append(Block(headings[-1] if headings else "top", _commands(body)))
+        headings = re.findall(r"^#+ (.+)$", text[: match.start()], re.M)
+        blocks.append(Block(page, headings[-1] if headings else "top", _commands(body)))
     return blocks
 
 
@@ -87,15 +98,36 @@ def _skipped(command: str) -> str | None:
     return next((why for key, why in NOT_RUN.items() if key in command), None)
 
 
-BLOCKS = shell_blocks(README.read_text(encoding="utf-8"))
+def _page_blocks(page: Path) -> list[Block]:
+    return shell_blocks(page.read_text(encoding="utf-8"), str(page.relative_to(ROOT)))
+
+
+BLOCKS = [block for page in PAGES for block in _page_blocks(page)]
 RUNNABLE = [b for b in BLOCKS if any(_skipped(c) is None for c in b.commands)]
 
 
-def test_the_readme_has_shell_blocks_and_each_exception_is_still_in_it() -> None:
+def test_the_pages_have_shell_blocks_and_each_exception_is_still_in_them() -> None:
     commands = [c for b in BLOCKS for c in b.commands]
     assert any(c.startswith("trimscope run") for c in commands)
+    assert {b.page for b in RUNNABLE} >= {"README.md", "docs/load.md", "docs/telemetry.md"}
     for key in [*NOT_RUN, *EXPECTED_EXIT]:
-        assert any(key in c for c in commands), f"{key!r} is no longer in the README"
+        assert any(key in c for c in commands), f"{key!r} is no longer in the README or docs/"
+
+
+def test_the_blocks_of_a_page_are_found_with_the_section_they_are_in() -> None:
+    page = "# Title\n\n## Two\n\n```\ntrimscope run \\\n    -q\n```\n\n```yaml\nid: x\n```\n"
+    assert shell_blocks(page, "docs/x.md") == [Block("docs/x.md", "Two", ("trimscope run -q",))]
+
+
+def test_the_readme_is_read_in_ten_minutes() -> None:
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines: move some into docs/"
+
+
+def test_the_readme_links_every_page_of_docs() -> None:
+    links = set(re.findall(r"\]\((docs/[^)#\s]+)", README.read_text(encoding="utf-8")))
+    pages = {str(page.relative_to(ROOT)) for page in PAGES[1:]}
+    assert pages - links == set(), "pages of docs/ the README does not link"
 
 
 def test_every_trimscope_command_writes_under_the_ignored_out_folder() -> None:
@@ -193,6 +225,6 @@ def test_the_readme_block_runs_verbatim(block: Block, otlp_sink: type[_Sink] | N
     for command, code in _run(block):
         expected = next((c for key, c in EXPECTED_EXIT.items() if key in command), 0)
         assert code == expected, f"{command!r} exited {code}"
-    assert _git_status() == before, "a README command wrote outside out/"
+    assert _git_status() == before, f"a command of {block.page} wrote outside out/"
     if otlp_sink is not None and any("--otlp" in c for c in block.commands):
         assert otlp_sink.posts > 0, "the OTLP example exported no spans"

@@ -9,7 +9,7 @@ turn is reported to Locust as a request (``provider <ref>``, ``agent turn``).
 A worker that has run its share of the sessions tells the master (``DONE_MESSAGE``); once
 every worker has, the master quits, which asks each worker for its final stats first.
 
-A worker whose plan names no server (``--write-plan``, the README's several-machines flow)
+A worker whose plan names no server (``--write-plan``, docs/load.md's several machines)
 starts its own fake servers in ``init``. That waits for each server's URL, and under gevent
 a wait yields: Locust starts the users meanwhile. So users wait for ``_ready`` (set when
 ``init`` is done, whether it worked or not) instead of finding no state and stopping, which

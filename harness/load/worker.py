@@ -11,7 +11,7 @@ Metrics: with ``PROMETHEUS_MULTIPROC_DIR`` set (the launcher sets it, and wipes 
 first), the harness's ``PrometheusObserver`` and the load families of ``LoadMetrics`` write
 to that folder, and the launcher aggregates every worker through ``MultiProcessCollector``.
 
-A plan without ``base_urls`` (remote workers, see the README) makes each worker process
+A plan without ``base_urls`` (remote workers, docs/load.md) makes each worker process
 start its own fake servers on its own loopback interface and stop them when it quits.
 """
 

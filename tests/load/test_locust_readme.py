@@ -1,10 +1,10 @@
-"""The README's several-machines Locust flow, run as written with the ``locust`` script.
+"""The several-machines Locust flow of docs/load.md, run as written with the ``locust`` script.
 
-The README's three blocks (write the plan; the master; a worker machine) are taken from
-the README itself and run by ``bash``, the master and the worker as separate processes.
+The page's three blocks (write the plan; the master; a worker machine) are taken from
+the page itself and run by ``bash``, the master and the worker as separate processes.
 Only the sizes, the addresses (loopback, a free port) and the metrics folder are changed,
-each by a substitution that must find its text, so a README edit that breaks the flow
-fails here. Locust is never imported by the test process.
+each by a substitution that must find its text, so an edit of the page that breaks the
+flow fails here. Locust is never imported by the test process.
 """
 
 from __future__ import annotations
@@ -29,19 +29,21 @@ BIN = Path(sys.executable).parent
 
 
 def _blocks() -> list[str]:
-    """The three shell blocks of the README's "Several machines" paragraph."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("**Several machines**") : text.index("### The load benchmark")]
+    """The three shell blocks of the page's "Several machines" section."""
+    text = (ROOT / "docs" / "load.md").read_text(encoding="utf-8")
+    start = text.index("\n", text.index("### Several machines"))
+    following = re.search(r"^#{1,3} ", text[start:], flags=re.MULTILINE)
+    section = text[start : start + following.start()] if following else text[start:]
     return re.findall(r"```\n(.*?)```", section, flags=re.DOTALL)
 
 
 def _sub(text: str, old: str, new: str) -> str:
-    assert old in text, f"the README no longer says {old!r}"
+    assert old in text, f"docs/load.md no longer says {old!r}"
     return text.replace(old, new)
 
 
 @pytest.mark.integration
-def test_the_readme_master_and_worker_commands_run_the_sessions(tmp_path: Path) -> None:
+def test_the_documented_master_and_worker_commands_run_the_sessions(tmp_path: Path) -> None:
     plan, master, worker = _blocks()
     port = str(free_port())
     prom = tmp_path / "prom"
