@@ -12,13 +12,11 @@ from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
 from harness.agent.turn_state import TurnState
 from harness.events import EventBus, TurnOutcome
-from harness.providers import ContextWindowExceeded, ProviderError
-from harness.providers.classify import Classifier
+from harness.providers import ProviderError
 from harness.runtime import (
     ChatMessage,
     append_sender_turn,
     compact_sender_history,
-    is_channel_context_window_overflow,
 )
 
 RESEND_NOTICE = (
@@ -62,9 +60,7 @@ class ChannelOrchestrator:
     def _is_overflow(self, error: ProviderError) -> bool:
         """The reference channel's own hint list (it lacks the llama.cpp and Z.AI phrases)
         under the ``reference`` classifier; the extended verdict otherwise."""
-        if self._config.classifier is Classifier.REFERENCE:
-            return is_channel_context_window_overflow(str(error))
-        return isinstance(error, ContextWindowExceeded) and error.extended_verdict
+        return self._config.classifier.decides(error.verdicts, channel=True)
 
     async def send(
         self, text: str, *, model: str | None = None, sender: str = DEFAULT_SENDER

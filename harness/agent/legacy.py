@@ -16,13 +16,11 @@ from harness.agent.loop import ToolLoop
 from harness.agent.trim_step import apply_chat_trim
 from harness.agent.turn_state import TurnState
 from harness.events import EventBus, TrimTrigger, TurnOutcome
-from harness.providers import ContextWindowExceeded, ProviderError
-from harness.providers.classify import Classifier
+from harness.providers import ProviderError
 from harness.runtime import (
     ChatMessage,
     effective_max_history_messages,
     interactive_context_recovery_budget,
-    is_context_window_exceeded,
     trim_history,
     trim_to_recent_turns,
 )
@@ -54,9 +52,7 @@ class LegacySession:
         self.history_has_trim_breadcrumb = False
 
     def _is_overflow(self, error: ProviderError) -> bool:
-        if self._config.classifier is Classifier.REFERENCE:
-            return is_context_window_exceeded(str(error))
-        return isinstance(error, ContextWindowExceeded) and error.extended_verdict
+        return self._config.classifier.decides(error.verdicts)
 
     async def run_turn(self, text: str, *, model: str | None = None) -> str | None:
         """One interactive turn, with one outer-loop retry after an overflow."""

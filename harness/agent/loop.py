@@ -35,7 +35,6 @@ from harness.providers import (
     ProviderTimeout,
     RateLimited,
 )
-from harness.providers.classify import Classifier
 from harness.runtime import (
     ChatMessage,
     OrphanSweep,
@@ -44,7 +43,6 @@ from harness.runtime import (
     estimate_history_tokens,
     estimate_system_floor_tokens,
     estimate_tool_schema_tokens,
-    is_context_window_exceeded,
     normalize_system_messages,
     remove_orphaned_tool_messages,
     strip_orphaned_tool_calls_from_assistants,
@@ -289,22 +287,18 @@ class ToolLoop:
             self._announcer.provider_call_succeeded(ctx, reply, self._announcer.clock() - started)
             return reply
 
-    def _verdicts(self, error: ProviderError) -> tuple[bool, bool]:
-        reference = is_context_window_exceeded(str(error))
-        extended = isinstance(error, ContextWindowExceeded) and error.extended_verdict
-        return reference, extended
-
     def _acts_on(self, error: ProviderError) -> bool:
-        """Whether the selected classifier calls ``error`` a context overflow."""
-        reference, extended = self._verdicts(error)
-        return reference if self._config.classifier is Classifier.REFERENCE else extended
+        """Whether the configured classifier calls ``error`` a context overflow."""
+        return self._config.classifier.decides(error.verdicts)
 
     def _announce_overflow(self, ctx: CallContext, error: ProviderError) -> bool:
         """``OverflowDetected`` when either classifier calls ``error`` an overflow."""
-        reference, extended = self._verdicts(error)
-        if reference or extended:
-            self._announcer.overflow_detected(ctx, error, reference=reference, extended=extended)
-        return reference or extended
+        verdicts = error.verdicts
+        if verdicts.any:
+            self._announcer.overflow_detected(
+                ctx, error, reference=verdicts.reference, extended=verdicts.extended
+            )
+        return verdicts.any
 
     async def _recover(self, state: TurnState, call: _Call, error: ProviderError) -> bool:
         """Reactive recovery (spec 10): ``True`` when the loop should retry."""

@@ -45,7 +45,6 @@ from harness.providers import (
     CLIENT_CLASSES,
     PROVIDER_KINDS,
     AnthropicClient,
-    Classifier,
     OpenAIResponsesClient,
     make_client,
 )
@@ -261,7 +260,6 @@ async def run_conformance(
             client=http,
             base_url=options.base_url,
             api_key=plan.api_key,
-            classifier=Classifier.EXTENDED,
         )
         client = MeteredClient(inner, Ledger(plan.budget, on_request), redact, progress)
         prober = Prober(client, options.model, sleep)

@@ -14,7 +14,6 @@ from harness.providers.classify import (
     DEFAULT_CLASSIFIER,
     Classifier,
     OverflowClassifier,
-    OverflowVerdicts,
     classify_overflow,
     extended_is_overflow,
     is_context_window_stop,
@@ -23,6 +22,7 @@ from harness.providers.classify import (
 from harness.providers.cohere import CohereClient
 from harness.providers.errors import (
     ContextWindowExceeded,
+    OverflowVerdicts,
     ProviderError,
     ProviderProtocolError,
     ProviderRequestRejected,

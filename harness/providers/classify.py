@@ -18,7 +18,8 @@ provider's own body (an HTTP body, or the data of an in-stream error event, stat
     overflow messages take, read through every wrapping (``harness.providers.overflow_text``).
     ``extended_verdict`` names the rule that decided.
 
-The runtime uses ``extended`` by default; a ``ContextWindowExceeded`` carries both verdicts.
+The runtime uses ``extended`` by default; every ``ProviderError`` carries every verdict
+(``OverflowVerdicts``, decided once) and ``Classifier.decides`` reads the configured one.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from enum import StrEnum
 from itertools import islice
 from typing import Final, Protocol
 
-from harness.providers.errors import render_provider_error
+from harness.providers.errors import OverflowVerdicts, render_provider_error
 from harness.providers.overflow_rules import (
     CODE_KEYS,
     EVIDENCE,
@@ -38,7 +39,10 @@ from harness.providers.overflow_rules import (
     OVERFLOW_NUMERIC_CODES,
 )
 from harness.providers.overflow_text import BodyViews, body_views, in_prose_quote
-from harness.runtime.overflow import is_context_window_exceeded
+from harness.runtime.overflow import (
+    is_channel_context_window_overflow,
+    is_context_window_exceeded,
+)
 
 NO_EVIDENCE: Final = "no-evidence"
 STATUS_RULE: Final = "status"
@@ -96,24 +100,26 @@ class Classifier(StrEnum):
             return reference_is_overflow(provider, status, body)
         return extended_is_overflow(provider, status, body)
 
+    def decides(self, verdicts: OverflowVerdicts, *, channel: bool = False) -> bool:
+        """This classifier's verdict among ``verdicts``: the one place an agent reads
+        whether a failure is an overflow. ``channel`` selects the reference channel's own
+        hint list, which the reference channel uses in place of the agent's."""
+        if self is Classifier.REFERENCE:
+            return verdicts.channel if channel else verdicts.reference
+        return verdicts.extended
+
 
 DEFAULT_CLASSIFIER: Final = Classifier.EXTENDED
 
 
-@dataclass(frozen=True, slots=True)
-class OverflowVerdicts:
-    reference: bool
-    extended: bool
-
-    def of(self, classifier: Classifier) -> bool:
-        return self.reference if classifier is Classifier.REFERENCE else self.extended
-
-
 def classify_overflow(provider: str, status: int | None, body: str) -> OverflowVerdicts:
-    """Both verdicts at once: every overflow error records what each classifier said."""
+    """Every verdict of one ``(provider, status, body)`` at once; a ``ProviderError`` built
+    from it carries the same (``harness.providers.errors.ProviderError.verdicts``)."""
+    text = render_provider_error(provider, status, body)
     return OverflowVerdicts(
-        reference=reference_is_overflow(provider, status, body),
+        reference=is_context_window_exceeded(text),
         extended=extended_is_overflow(provider, status, body),
+        channel=is_channel_context_window_overflow(text),
     )
 
 

@@ -23,7 +23,6 @@ from typing import Final
 import httpx
 
 from harness.providers.anthropic import AnthropicClient
-from harness.providers.classify import DEFAULT_CLASSIFIER, Classifier
 from harness.providers.cohere import CohereClient
 from harness.providers.gemini import GeminiClient
 from harness.providers.ollama import OllamaClient
@@ -62,7 +61,6 @@ def make_client(
     base_url: str,
     api_key: str | None,
     provider_name: str | None = None,
-    classifier: Classifier = DEFAULT_CLASSIFIER,
     extra_headers: Mapping[str, str] | None = None,
     clock: Clock = utc_now,
     id_factory: IdFactory = new_call_id,
@@ -80,7 +78,6 @@ def make_client(
         api_key=api_key,
         provider_name=provider_name,
         provider_kind=kind,
-        classifier=classifier,
         extra_headers=extra_headers,
         clock=clock,
         id_factory=id_factory,

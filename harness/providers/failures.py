@@ -2,7 +2,9 @@
 
 Order of decisions (the reference checks overflow before rate limits, providers.md 1.3):
 
-1. the selected classifier says overflow -> ``ContextWindowExceeded`` (both verdicts kept);
+1. the ``extended`` classifier says overflow -> ``ContextWindowExceeded``; every error
+   carries every classifier's verdict (``ProviderError.verdicts``), and an agent configured
+   with the ``reference`` classifier decides from those, whatever the class;
 2. otherwise by the effective status: 429 -> ``RateLimited`` (``retry-after`` honoured),
    5xx -> ``ProviderServerError``, other 4xx -> ``ProviderRequestRejected``.
 
@@ -26,7 +28,7 @@ from typing import Final
 
 import httpx
 
-from harness.providers.classify import Classifier, classify_overflow
+from harness.providers.classify import extended_is_overflow
 from harness.providers.errors import (
     ContextWindowExceeded,
     ProviderError,
@@ -111,20 +113,13 @@ def failure_error(
     status: int | None,
     body: str,
     *,
-    classifier: Classifier,
     retry_after_s: float | None = None,
 ) -> ProviderError:
     """The typed error for a failed answer (HTTP error, HTTP-200 error body, stream event)."""
-    verdicts = classify_overflow(provider, status, body)
     own_type = provider_error_type(body)
-    if verdicts.of(classifier):
+    if extended_is_overflow(provider, status, body):
         return ContextWindowExceeded(
-            provider,
-            status,
-            body,
-            error_type=own_type or OVERFLOW_ERROR_TYPE,
-            reference_verdict=verdicts.reference,
-            extended_verdict=verdicts.extended,
+            provider, status, body, error_type=own_type or OVERFLOW_ERROR_TYPE
         )
     effective = _effective_status(status, body)
     if effective == httpx.codes.TOO_MANY_REQUESTS or (

@@ -18,7 +18,6 @@ from typing import Final, NamedTuple
 import httpx
 
 from harness.providers.base import ProviderReply, ProviderRequest
-from harness.providers.classify import DEFAULT_CLASSIFIER, Classifier
 from harness.providers.context_management import ProviderContext
 from harness.providers.errors import ProviderError, ProviderProtocolError
 from harness.providers.failures import (
@@ -66,8 +65,9 @@ class HttpProviderClient(abc.ABC):
     """Base of every wire client: configuration, auth headers, HTTP and error mapping.
 
     ``provider_name`` is the name errors are rendered with (the reference's
-    ``{provider} API error (...)``); it defaults to ``provider_kind``. ``classifier``
-    selects which verdict raises ``ContextWindowExceeded``; both are recorded either way.
+    ``{provider} API error (...)``); it defaults to ``provider_kind``. Clients do not
+    choose a classifier: every error carries every verdict (``ProviderError.verdicts``)
+    and the agent decides with the one it is configured with.
     ``clock`` dates ``Retry-After`` HTTP dates; ``id_factory`` names tool calls that arrive
     without an id.
     """
@@ -85,7 +85,6 @@ class HttpProviderClient(abc.ABC):
         api_key: str | None,
         provider_name: str | None = None,
         provider_kind: str | None = None,
-        classifier: Classifier = DEFAULT_CLASSIFIER,
         extra_headers: Mapping[str, str] | None = None,
         clock: Clock = utc_now,
         id_factory: IdFactory = new_call_id,
@@ -97,7 +96,6 @@ class HttpProviderClient(abc.ABC):
         if provider_kind is not None:
             self.provider_kind = provider_kind
         self.provider_name = provider_name or self.provider_kind
-        self.classifier = classifier
         self._extra_headers = dict(extra_headers or {})
         self._clock = clock
         self.new_id = id_factory
@@ -120,9 +118,7 @@ class HttpProviderClient(abc.ABC):
 
     def _failure(self, status: int | None, body: str, headers: httpx.Headers) -> ProviderError:
         retry = retry_after_seconds(headers, now=self._clock())
-        return failure_error(
-            self.provider_name, status, body, classifier=self.classifier, retry_after_s=retry
-        )
+        return failure_error(self.provider_name, status, body, retry_after_s=retry)
 
     def protocol_error(
         self,
@@ -152,7 +148,7 @@ class HttpProviderClient(abc.ABC):
 
     def stream_error(self, data: str) -> ProviderError:
         """An error event inside a 200 stream: classified on the event's own data."""
-        return failure_error(self.provider_name, None, data, classifier=self.classifier)
+        return failure_error(self.provider_name, None, data)
 
     def url(self, path: str) -> httpx.URL:
         """``base_url + path``, parsed once per path: httpx parses a ``str`` URL again for

@@ -27,6 +27,7 @@ from fakes.catalogue import WireName
 from harness.providers import (
     Classifier,
     ContextWindowExceeded,
+    ProviderError,
     ProviderProtocolError,
     ProviderReply,
     ProviderRequest,
@@ -170,15 +171,13 @@ async def test_over_window_request_is_a_classified_overflow(
 async def test_reference_classifier_lets_its_misses_through(kind: str) -> None:
     provider = KINDS[kind][0]
     fake = FakeProvider(provider, "test-model", context_window=500)
-    outcome = await complete(kind, fake, BIG, classifier=Classifier.REFERENCE)
+    outcome = await complete(kind, fake, BIG)
     if fake.log.last().outcome == "truncated":  # Ollama: nothing to classify
         assert isinstance(outcome, ProviderReply)
         return
     variant = fake.log.last().variant or "default"
-    if REFERENCE_VERDICT[(provider, variant)]:
-        assert isinstance(outcome, ContextWindowExceeded)
-    else:
-        assert isinstance(outcome, ProviderRequestRejected)
+    assert isinstance(outcome, ProviderError)
+    assert Classifier.REFERENCE.decides(outcome.verdicts) is REFERENCE_VERDICT[(provider, variant)]
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -288,12 +287,12 @@ async def test_look_alikes_are_not_overflows_unless_the_reference_misreads_them(
     fake = FakeProvider(
         "openai", "test-model", script=FakeScript(default=fail("look_alike", name=name))
     )
-    error = await complete("openai", fake, SMALL, classifier=classifier)
-    if classifier is Classifier.REFERENCE and reference_fp:
-        assert isinstance(error, ContextWindowExceeded)
-        assert (error.reference_verdict, error.extended_verdict) == (True, False)
-    else:
-        assert isinstance(error, RateLimited | ProviderRequestRejected), error
+    error = await complete("openai", fake, SMALL)
+    assert isinstance(error, RateLimited | ProviderRequestRejected), error  # `extended`'s class
+    assert classifier.decides(error.verdicts) is (
+        classifier is Classifier.REFERENCE and reference_fp
+    )
+    assert (error.reference_verdict, error.extended_verdict) == (reference_fp, False)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))

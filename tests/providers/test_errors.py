@@ -11,12 +11,14 @@ from harness.providers import (
     PROVIDER_KINDS,
     Classifier,
     ContextWindowExceeded,
+    ProviderError,
     ProviderProtocolError,
     ProviderReply,
     ProviderRequestRejected,
     ProviderServerError,
     ProviderTimeout,
     RateLimited,
+    classify_overflow,
     failure_error,
     is_context_window_stop,
     parse_retry_after,
@@ -169,18 +171,20 @@ CLIENT_CASES = [c for c in ALL_CASES if c.client_kind is not None and c.shape !=
 
 
 @pytest.mark.parametrize("case", CLIENT_CASES, ids=lambda c: c.id)
-@pytest.mark.parametrize("classifier", list(Classifier))
-async def test_catalogue_answer_through_its_client(case: Case, classifier: Classifier) -> None:
+async def test_catalogue_answer_through_its_client_carries_every_verdict(case: Case) -> None:
+    """The client's error class follows ``extended``; each classifier's verdict is on the
+    error once, and the configured classifier decides from it."""
     assert case.client_kind is not None
     request = dataclasses.replace(REQUEST, stream=case.shape == "stream")
-    error, _ = await run(case.client_kind, _handler(case), request, classifier=classifier)
-    selected = case.reference if classifier is Classifier.REFERENCE else case.extended
-    if selected:
+    error, _ = await run(case.client_kind, _handler(case), request)
+    assert isinstance(error, ProviderError)
+    assert (error.reference_verdict, error.extended_verdict) == (case.reference, case.extended)
+    assert Classifier.REFERENCE.decides(error.verdicts) is case.reference
+    assert Classifier.EXTENDED.decides(error.verdicts) is case.extended
+    if case.extended:
         assert isinstance(error, ContextWindowExceeded)
-        assert (error.reference_verdict, error.extended_verdict) == (case.reference, case.extended)
         assert error.status == case.status
     else:
-        assert not isinstance(error, ContextWindowExceeded)
         expected = RateLimited if case.status == 429 else ProviderRequestRejected
         assert isinstance(error, expected)
 
@@ -211,18 +215,24 @@ def test_overflow_error_type_is_the_providers_code_or_a_stable_name(
     case_id: str, error_type: str
 ) -> None:
     case = next(c for c in ALL_CASES if c.id == case_id)
-    error = failure_error(case.provider, case.status, case.body, classifier=Classifier.EXTENDED)
+    error = failure_error(case.provider, case.status, case.body)
     assert isinstance(error, ContextWindowExceeded)
     assert error.error_type == error_type
 
 
-def test_reference_classifier_turns_the_bedrock_throttle_into_an_overflow() -> None:
+def test_reference_classifier_calls_the_bedrock_throttle_an_overflow() -> None:
     case = next(c for c in ALL_CASES if c.id == "bedrock-throttle")
-    as_reference = failure_error("bedrock", 429, case.body, classifier=Classifier.REFERENCE)
-    as_extended = failure_error("bedrock", 429, case.body, classifier=Classifier.EXTENDED)
-    assert isinstance(as_reference, ContextWindowExceeded)
-    assert (as_reference.reference_verdict, as_reference.extended_verdict) == (True, False)
-    assert isinstance(as_extended, RateLimited)
+    error = failure_error("bedrock", 429, case.body)
+    assert isinstance(error, RateLimited)  # the class follows `extended`
+    assert (error.reference_verdict, error.extended_verdict) == (True, False)
+    assert Classifier.REFERENCE.decides(error.verdicts)
+    assert not Classifier.EXTENDED.decides(error.verdicts)
+
+
+def test_every_error_carries_the_verdicts_classify_overflow_gives() -> None:
+    for case in ALL_CASES:
+        error = failure_error(case.provider, case.status, case.body)
+        assert error.verdicts == classify_overflow(case.provider, case.status, case.body)
 
 
 @pytest.mark.parametrize(
@@ -239,10 +249,10 @@ def test_reference_classifier_turns_the_bedrock_throttle_into_an_overflow() -> N
     ],
 )
 def test_in_stream_errors_are_typed_by_their_own_type(data: str, expected: type) -> None:
-    assert isinstance(failure_error("p", None, data, classifier=Classifier.EXTENDED), expected)
+    assert isinstance(failure_error("p", None, data), expected)
 
 
 def test_rendered_error_cuts_the_body_at_500_characters() -> None:
-    error = failure_error("openai", 400, "x" * 600, classifier=Classifier.EXTENDED)
+    error = failure_error("openai", 400, "x" * 600)
     assert str(error) == "openai API error (400): " + "x" * 500
     assert error.body == "x" * 600

@@ -52,12 +52,11 @@ def test_every_catalogue_kind_has_its_client() -> None:
         assert type(client) is cls
         assert client.provider_kind == kind
         assert client.provider_name == kind
-        assert client.classifier is Classifier.EXTENDED
         as_protocol: ProviderClient = client  # the factory's product satisfies the protocol
         assert callable(as_protocol.complete)
 
 
-def test_provider_name_and_classifier_are_passed_through() -> None:
+def test_provider_name_is_passed_through() -> None:
     http = httpx.AsyncClient()
     client = make_client(
         "groq",
@@ -65,13 +64,8 @@ def test_provider_name_and_classifier_are_passed_through() -> None:
         base_url="http://x/",
         api_key="k",
         provider_name="Groq",
-        classifier=Classifier.REFERENCE,
     )
-    assert (client.provider_name, client.classifier, client.base_url) == (
-        "Groq",
-        Classifier.REFERENCE,
-        "http://x",
-    )
+    assert (client.provider_name, client.base_url) == ("Groq", "http://x")
 
 
 def test_request_urls_are_parsed_once_per_path_and_kept_for_a_bounded_number() -> None:

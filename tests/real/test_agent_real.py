@@ -75,10 +75,7 @@ def _run(
     window: int,
 ) -> Run:
     client, sent = http
-    wire = make_client(
-        "llamacpp", client=client, base_url=server.url + "/v1", api_key=None,
-        classifier=Classifier.EXTENDED,
-    )  # fmt: skip
+    wire = make_client("llamacpp", client=client, base_url=server.url + "/v1", api_key=None)
     provider, model = ROUTE.split(".")
     routes = RouteTable({provider: {model: ProviderProfile(ALIAS, window)}}, Route(ROUTE))
     config = LoopConfig(
