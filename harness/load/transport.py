@@ -29,6 +29,8 @@ from typing import Any, Final, TypeVar
 
 import httpx
 
+from harness.runtime.errors import HarnessError
+
 SLOT_HEADER: Final = "x-trimscope-load-slot"
 SHARD_CONNECTIONS: Final = 1
 
@@ -103,7 +105,7 @@ class InlineSyncTransport(httpx.AsyncBaseTransport):
         self._transport.close()
 
 
-class SuspendedError(RuntimeError):
+class SuspendedError(HarnessError, RuntimeError):
     """A driven coroutine awaited something that needs an event loop."""
 
 

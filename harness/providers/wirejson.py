@@ -15,13 +15,15 @@ from typing import TypeAlias
 
 import orjson
 
+from harness.runtime.errors import HarnessError
+
 JsonObject: TypeAlias = dict[str, object]
 
 # Beyond 64 bits needs 19 digits (or 20). Spelled out: ``[0-9]{19}`` scans ~3x slower.
 _LONG_DIGITS = re.compile(rb"[0-9]" * 19)
 
 
-class WireShapeError(ValueError):
+class WireShapeError(HarnessError, ValueError):
     """A decoded body lacks a field its wire format requires."""
 
 

@@ -6,7 +6,49 @@ derive from it without the core importing anything of theirs.
 
 
 class HarnessError(Exception):
-    """Root of every error trimscope raises on purpose."""
+    """Root of every error trimscope raises on purpose.
+
+    The whole tree (``tests/test_exception_tree.py`` holds it equal to the classes the
+    package defines; a second base, such as ``ValueError``, is noted where code or a
+    library relies on it)::
+
+        HarnessError
+            BudgetExhausted            harness.conformance.budget
+            CommandError               harness.sut.child (ValueError)
+            ConformanceConfigError     harness.conformance.runner
+            ContextCapacityExceeded    harness.runtime.errors
+            EndpointUnusable           harness.conformance.runner
+            ExpectationFailed          harness.scenarios.expect
+            ExportError                harness.scenarios.bundled
+            FieldProblems              harness.scenarios.vocabulary (ValueError: pydantic)
+            PricesError                harness.cli.prices
+            ProtocolError              harness.sut.protocol (ValueError)
+            ProviderError              harness.providers.errors
+                ContextWindowExceeded
+                ProviderProtocolError
+                ProviderRequestRejected
+                ProviderServerError
+                ProviderTimeout
+                RateLimited
+            ReportInputError           harness.report.parse (ValueError)
+            RuntimeFault               harness.sut.child
+            ScenarioError              harness.scenarios.loader
+            ScenarioFailed             harness.pytest_plugin (AssertionError: pytest)
+            ServerStartError           harness.load.server (RuntimeError)
+            SourceProblem              harness.scenarios.source
+            SuspendedError             harness.load.transport (RuntimeError)
+            TranscriptError            harness.telemetry.transcript (ValueError)
+            UpstreamError              harness.proxy.upstream (ValueError)
+            WireDecodeError            harness.wire.decoded (ValueError)
+            WireShapeError             harness.providers.wirejson (ValueError)
+
+    Outside it, on purpose: ``harness.interrupt.Interrupted`` derives from
+    ``BaseException`` (like ``KeyboardInterrupt``, so no ``except Exception`` swallows a
+    signal); ``harness.sut.adapter``'s ``Unsupported`` and ``TurnFailed`` live in a file an
+    adapter copies into its own venv, which imports nothing of trimscope; classes whose
+    name starts with ``_`` never leave their module. ``fakes`` has its own errors and
+    never imports ``harness``.
+    """
 
 
 class ContextCapacityExceeded(HarnessError):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+from harness.runtime.errors import HarnessError
 from harness.scenarios.limits import MAX_INTEGER, Limits, hint
 from harness.scenarios.problems import dotted
 from harness.scenarios.vocabulary import Loc
@@ -46,7 +47,7 @@ _FILE_KINDS = {
 }
 
 
-class SourceProblem(Exception):
+class SourceProblem(HarnessError):
     """One problem at one line; the loader adds the file name."""
 
     def __init__(self, line: int, what: str) -> None:

@@ -20,6 +20,7 @@ from typing import Any, Final
 import fakes
 from fakes.profiles import SDK_ENDPOINTS
 from harness.events import ENUM_FIELDS, EVENT_KINDS, TrimTrigger
+from harness.runtime.errors import HarnessError
 from harness.scenarios.rules import RULES
 
 Loc = tuple[int | str, ...]
@@ -31,7 +32,7 @@ EVENT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = types.MappingProxyType(
 )
 
 
-class FieldProblems(ValueError):
+class FieldProblems(HarnessError, ValueError):
     """Problems found by a validator, each at a location relative to the validated value.
 
     The loader reports each at its own ``file:line: key.path``; elsewhere the message

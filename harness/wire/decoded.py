@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from harness.runtime.errors import HarnessError
 from harness.runtime.messages import ChatMessage
 
 
@@ -55,6 +56,6 @@ class DecodedAnswer:
     response_id: str | None = None
 
 
-class WireDecodeError(ValueError):
+class WireDecodeError(HarnessError, ValueError):
     """A body the decoder cannot read as its wire format: not JSON, or an unknown shape.
     The observer turns it into an ``unobservable`` finding; it never leaves the package."""
