@@ -7,11 +7,12 @@ attributes, events, links, resource), compacted to a single line and flushed, so
 crashed run keeps every span that had ended; the file is fsynced at shutdown, so a run's
 last line (``trimscope.run.interrupted`` when a signal stopped it) is on disk before the
 run exits. A run killed without warning may leave a torn last line: ``read_span_lines``
-skips it.
+skips it. A write that fails (a full disk) never leaves one: see ``JsonLinesSpanExporter``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -32,37 +33,87 @@ def span_to_record(span: ReadableSpan) -> dict[str, Any]:
     return record
 
 
-class JsonLinesSpanExporter(SpanExporter):
-    """Appends one JSON object per finished span to ``path``."""
+SPAN_FILE_MODE: Final = 0o644
+"""A span file's mode (before the umask), as the SDK-free ``open`` gave it."""
+SpanFileFailed = Callable[[Path, OSError], None]
+"""Told once, at a span file's first failed write: the file and the system's error."""
 
-    def __init__(self, path: Path) -> None:
+
+class JsonLinesSpanExporter(SpanExporter):
+    """Writes one JSON object per finished span to ``path``: appended to what the file
+    holds (``append``), or to an emptied file.
+
+    A file is one output among several, and its disk may fill up while the run goes on: a
+    write that fails cuts the file back to its last whole line (never a torn one), closes
+    it, keeps the error (``failure``) and tells ``on_failure`` once; every span from then on
+    is counted in ``dropped`` (those of the failed write included) and never written. No
+    export raises: the SDK's processor would log a traceback for every span (issue 28:
+    ~12,000 of them on a full 64 KiB tmpfs)."""
+
+    def __init__(
+        self, path: Path, *, append: bool = True, on_failure: SpanFileFailed | None = None
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._stream = path.open("a", encoding="utf-8")
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+        self.path = path
+        self._fd: int | None = os.open(path, flags, SPAN_FILE_MODE)
+        self._size = os.lseek(self._fd, 0, os.SEEK_END)  # after the last whole line
+        self._on_failure = on_failure
         self._lock = threading.Lock()
+        self.failure: OSError | None = None
+        self.dropped = 0
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        lines = "".join(
+        data = "".join(
             json.dumps(span_to_record(span), separators=(",", ":")) + "\n" for span in spans
-        )
+        ).encode("utf-8")
         with self._lock:
-            if self._stream.closed:
+            if self._fd is None:  # failed before (or shut down: nothing is dropped then)
+                self.dropped += len(spans) if self.failure is not None else 0
                 return SpanExportResult.FAILURE
-            self._stream.write(lines)
-            self._stream.flush()
+            try:
+                _write_all(self._fd, data)
+            except OSError as error:
+                self.dropped += len(spans)
+                self._fail(error)
+                return SpanExportResult.FAILURE
+            self._size += len(data)
         return SpanExportResult.SUCCESS
 
+    def _fail(self, error: OSError) -> None:
+        """Cut the torn line off, close the file, keep and report the error (lock held)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):  # freeing blocks works on a full disk
+                os.ftruncate(fd, self._size)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.failure is None:
+            self.failure = error
+            if self._on_failure is not None:
+                self._on_failure(self.path, error)
+
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        with self._lock:
-            if not self._stream.closed:
-                self._stream.flush()
-        return True
+        return True  # every write went to the file at once
 
     def shutdown(self) -> None:
         with self._lock:
-            if not self._stream.closed:
-                self._stream.flush()
-                os.fsync(self._stream.fileno())
-            self._stream.close()
+            if self._fd is None:
+                return
+            try:
+                os.fsync(self._fd)
+            except OSError as error:
+                self._fail(error)
+                return
+            os.close(self._fd)
+            self._fd = None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``data`` written whole (``os.write`` may write part of it, then fail)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def read_span_lines(path: Path) -> list[dict[str, Any]]:
