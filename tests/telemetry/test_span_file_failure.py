@@ -58,7 +58,8 @@ def test_an_injected_full_disk_stops_the_file_at_its_last_whole_span(
     records = _assert_whole_lines(path)
     assert [r["name"] for r in records] == [f"span-{n}" for n in range(10)]
     assert [(p, e.errno) for p, e in told] == [(path, errno.ENOSPC)]  # once, not per span
-    assert exporter.failure is not None and exporter.failure.errno == errno.ENOSPC
+    assert exporter.failure is not None
+    assert exporter.failure.errno == errno.ENOSPC
     assert exporter.dropped == SPANS - 10
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
@@ -72,7 +73,8 @@ def test_a_real_small_disk_keeps_whole_lines_and_counts_the_rest(tmp_path: Path)
         _spans(exporter, 2_000)  # ~0.7 MB of spans on a 64 KiB disk
         records = _assert_whole_lines(disk / "spans.jsonl")
     assert [e.errno for e in told] == [errno.ENOSPC]
-    assert records and exporter.dropped > 0
+    assert records
+    assert exporter.dropped > 0
     assert len(records) + exporter.dropped == 2_000
 
 
