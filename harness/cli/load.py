@@ -265,7 +265,9 @@ def load(
         )
     except ValueError as error:
         raise _invalid(err, str(error)) from error
-    failures = OutputFailures(lambda line: err.print(line, markup=False, highlight=False))
+    failures = OutputFailures(
+        lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)
+    )
     if write_plan_path is not None:
         with failures.writing("--write-plan", write_plan_path):
             write_plan(plan.per_process(workers), write_plan_path)
