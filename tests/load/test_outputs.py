@@ -145,3 +145,21 @@ def test_a_summary_on_a_full_small_disk_exits_1_not_3(tmp_path: Path) -> None:
     assert "internal error" not in done.stderr
     assert leftovers == ["filler"]  # no summary, no temporary
     assert "trimscope_load_sessions_total" in metrics.read_text(encoding="utf-8")
+
+
+def test_a_sweep_page_that_cannot_be_written_costs_the_page_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _full_write(monkeypatch, "harness.cli.load_sweep", "write_text_atomic")
+    out, page = tmp_path / "sweep.json", tmp_path / "sweep.html"
+    code, output = _invoke(
+        "--sessions", "2", "--turns", "1", "--quiet", "--sweep", "budget=0,1200",
+        "--json", str(out), "--html", str(page),
+    )  # fmt: skip
+    assert code == 1, output
+    assert output.count(f"error: cannot write --html {page}: {FULL}") == 1
+    assert [row["value"] for row in json.loads(out.read_text(encoding="utf-8"))["rows"]] == [
+        0,
+        1200,
+    ]
+    assert not page.exists()
