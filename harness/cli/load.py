@@ -23,7 +23,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import typer
-from prometheus_client import CollectorRegistry
 from rich.console import Console
 
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
@@ -60,7 +59,14 @@ from harness.load import (
     write_json,
     write_plan,
 )
-from harness.load.outputs import SPANS_OPTION, OutputFailures, close_telemetry, metrics_writer
+from harness.load.outputs import (
+    SPANS_OPTION,
+    OutputFailures,
+    RunOutputs,
+    close_telemetry,
+    metrics_writer,
+    telemetry_for_run,
+)
 from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_HTTP_TIMEOUT_S, DEFAULT_WINDOW, MAX_HTTP_TIMEOUT_S
@@ -108,13 +114,13 @@ def _run_asyncio(
     err: Console,
     stop: StopRequest,
     pricing: tuple[PriceTable | None, str | None] = (None, None),
-    failures: OutputFailures | None = None,
-    metrics_out: Path | None = None,
+    outputs: RunOutputs | None = None,
 ) -> LoadSummary:
-    """One asyncio run; its telemetry is closed and ``--metrics-out`` written (marked when
-    a signal stopped it) however it ends; outputs that fail are recorded in ``failures``."""
-    if metrics_out is not None and telemetry_options.registry is None:
-        telemetry_options = replace(telemetry_options, registry=CollectorRegistry())
+    """One asyncio run; its telemetry is closed, its transcript ended and ``--metrics-out``
+    written (marked when a signal stopped it) however it ends; outputs that fail are
+    recorded in ``outputs.failures``."""
+    outputs = outputs or RunOutputs(OutputFailures(err.print))
+    telemetry_options = telemetry_for_run(telemetry_options, outputs, plan.template.name)
     telemetry = build_telemetry(telemetry_options)  # nothing asked: nothing built
     metrics = LoadMetrics(telemetry.registry) if telemetry.registry is not None else None
     if telemetry.metrics_server is not None:
@@ -133,7 +139,7 @@ def _run_asyncio(
     finally:
         if stop.name is not None:  # --serve-metrics says so too (trimscope_run_interrupted)
             telemetry.mark_interrupted(stop.name)
-        close_telemetry(telemetry, failures or OutputFailures(err.print), metrics_out)
+        close_telemetry(telemetry, outputs)
 
 
 def load(
@@ -223,13 +229,19 @@ def load(
     append: bool = typer.Option(
         False, "--append", help="Append to the --otel-jsonl file instead of emptying it."
     ),
+    transcript: Path | None = typer.Option(
+        None, "--transcript", help="Folder for the run's transcript (trimscope report reads it)."
+    ),
     limit: list[str] | None = LIMIT,
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
     # Every output, port and variable first: nothing is run that could not be reported.
     outputs = {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}
-    check_outputs({**outputs, "--html": html_path, "--metrics-out": metrics_out}, {})
+    check_outputs(
+        {**outputs, "--html": html_path, "--metrics-out": metrics_out},
+        {"--transcript": transcript},
+    )
     check_port("--serve-metrics", serve_metrics, METRICS_HOST)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     refused = refused_combination(
@@ -239,6 +251,7 @@ def load(
         otlp=otlp,
         sample=trace_sample,
         append=append,
+        transcript=transcript is not None,
     )
     if refused:
         raise _invalid(err, refused)
@@ -277,17 +290,18 @@ def load(
         serve_metrics_port=serve_metrics,
         otel_jsonl=otel_jsonl,
         otel_jsonl_append=append,
-        span_file_failed=failures.span_file_failed(SPANS_OPTION),
+        span_file_failed=failures.line_file_failed(SPANS_OPTION, "spans"),
         otlp=otlp,
         sampler=trace_sampler(trace_sample),
         # with --serve-metrics, cost series priced as the summary prices them
         price_of=price_lookup(prices, price_as) if prices is not None else None,
     )
     pricing = (prices, price_as)
+    run_outputs = RunOutputs(failures, metrics_out, transcript)
     stop = StopRequest()
 
     def run_asyncio(plan: LoadPlan, options: TelemetryOptions, stop: StopRequest) -> LoadSummary:
-        return _run_asyncio(plan, options, quiet, notes, err, stop, pricing, failures, metrics_out)
+        return _run_asyncio(plan, options, quiet, notes, err, stop, pricing, run_outputs)
 
     with stop_on_signals(stop):
         if sweep is not None:

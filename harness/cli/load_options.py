@@ -45,6 +45,7 @@ def refused_combination(
     otlp: bool,
     sample: float | None,
     append: bool,
+    transcript: bool,
 ) -> str | None:
     """What is wrong with these options together, or ``None``."""
     tracing = otel_jsonl is not None or otlp
@@ -54,6 +55,8 @@ def refused_combination(
         return "--otel-jsonl and --otlp trace asyncio runs; Locust runs serve metrics"
     if sample is not None and not tracing:
         return "--trace-sample needs --otel-jsonl or --otlp: nothing is traced"
+    if locust and transcript:
+        return "--transcript records asyncio runs; Locust runs serve metrics"
     if append and otel_jsonl is None:
         return "--append appends spans to the --otel-jsonl file: it needs one"
     return None

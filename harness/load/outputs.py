@@ -1,17 +1,19 @@
 """Every output of a load run is its own failure domain (issue 28).
 
 A run writes several files: the summary (``--json``), spans (``--otel-jsonl``), metrics
-(``--metrics-out``), a sweep's page (``--html``). A disk that fills up or fails under one
-of them must not cost the others, the summary above all: ``OutputFailures`` records the
-output that could not be written, says so in one line (the option, the file, the system's
-error), and the run goes on; the command exits 1 at the end (``exit_code``), or with its
-signal's code when a signal stopped it. Span files report their first failed write through
-``span_file_failed`` and count the spans dropped after it (``spans_dropped``), so a full
-disk costs one line, never one per span.
+(``--metrics-out``), transcripts (``--transcript``), a sweep's page (``--html``). A disk
+that fills up or fails under one of them must not cost the others, the summary above all:
+``OutputFailures`` records the output that could not be written, says so in one line (the
+option, the file, the system's error), and the run goes on; the command exits 1 at the end
+(``exit_code``), or with its signal's code when a signal stopped it. Line files (spans,
+transcripts) report their first failed write through ``line_file_failed`` and count the
+lines dropped after it (``lines_dropped``), so a full disk costs one line, never one per
+span or event.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -21,10 +23,12 @@ from typing import Final
 from prometheus_client import CollectorRegistry
 
 from harness.telemetry.exposition import mark_interrupted, write_metrics
-from harness.telemetry.setup import Telemetry
+from harness.telemetry.line_file import LineFileFailed
+from harness.telemetry.setup import Telemetry, TelemetryOptions
 
 SPANS_OPTION: Final = "--otel-jsonl"
 METRICS_OPTION: Final = "--metrics-out"
+TRANSCRIPT_OPTION: Final = "--transcript"
 EXIT_UNWRITTEN: Final = 1
 """The exit code of a run that wrote everything but one of its outputs."""
 
@@ -36,9 +40,9 @@ class UnwrittenOutput:
     option: str
     path: str
     error: str
-    spans_dropped: int | None = None
-    """Span files: the spans not written from the failed write on (the file keeps every
-    whole line written before it)."""
+    lines_dropped: int | None = None
+    """Span files and transcripts: the spans or events not written from the failed write
+    on (the file keeps every whole line written before it)."""
 
     def line(self) -> str:
         return f"error: cannot write {self.option} {self.path}: {self.error}"
@@ -73,23 +77,19 @@ class OutputFailures:
         except OSError as error:
             self.failed(option, path, error, goes_on="the other outputs are written")
 
-    def span_file_failed(self, option: str) -> Callable[[Path, OSError], None]:
-        """The span file's first-failure callback (``JsonLinesSpanExporter.on_failure``)."""
+    def line_file_failed(self, option: str, what: str) -> LineFileFailed:
+        """A line file's first-failure callback (``LineFile``): ``what`` it holds."""
 
         def told(path: Path, error: OSError) -> None:
-            self.failed(
-                option,
-                path,
-                error,
-                goes_on="the file keeps its whole lines; later spans are counted, not written",
-            )
+            goes_on = f"the file keeps its whole lines; later {what} are counted, not written"
+            self.failed(option, path, error, goes_on=goes_on)
 
         return told
 
-    def spans_dropped(self, option: str, dropped: int) -> None:
-        """The spans ``option``'s file dropped, known once the run has ended."""
+    def lines_dropped(self, option: str, dropped: int) -> None:
+        """The lines ``option``'s file dropped, known once the run has ended."""
         if option in self._failed:
-            self._failed[option] = replace(self._failed[option], spans_dropped=dropped)
+            self._failed[option] = replace(self._failed[option], lines_dropped=dropped)
 
     @property
     def unwritten(self) -> list[UnwrittenOutput]:
@@ -101,16 +101,51 @@ class OutputFailures:
         return EXIT_UNWRITTEN if code == 0 and self._failed else code
 
 
-def close_telemetry(
-    telemetry: Telemetry, failures: OutputFailures, metrics_out: Path | None
-) -> None:
-    """Shut the run's telemetry down (spans flushed, pending overflows settled), then write
-    ``--metrics-out`` (marked when ``telemetry.mark_interrupted`` was called first); what
-    could not be written is recorded in ``failures``."""
+@dataclass(frozen=True, slots=True)
+class RunOutputs:
+    """The files one asyncio run writes besides the summary, and where failures go."""
+
+    failures: OutputFailures
+    metrics_out: Path | None = None
+    transcript_dir: Path | None = None
+
+
+def transcript_path(folder: Path, template_name: str) -> Path:
+    """``FOLDER/<template name>.jsonl``, the name's other characters as ``-`` (a sweep's
+    runs are ``default-openai-budget-1200.jsonl``, ...)."""
+    return folder / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', template_name).strip('-')}.jsonl"
+
+
+def telemetry_for_run(
+    options: TelemetryOptions, outputs: RunOutputs, template_name: str
+) -> TelemetryOptions:
+    """``options`` for one run: a registry of its own for ``--metrics-out``, and its
+    transcript file (emptied first) in ``--transcript``'s folder."""
+    if outputs.metrics_out is not None and options.registry is None:
+        options = replace(options, registry=CollectorRegistry())
+    if outputs.transcript_dir is not None:
+        path = transcript_path(outputs.transcript_dir, template_name)
+        with outputs.failures.writing(TRANSCRIPT_OPTION, path):
+            path.unlink(missing_ok=True)
+        told = outputs.failures.line_file_failed(TRANSCRIPT_OPTION, "events")
+        options = replace(options, transcript=path, transcript_failed=told)
+    return options
+
+
+def close_telemetry(telemetry: Telemetry, outputs: RunOutputs) -> None:
+    """End the transcript's unfinished sessions when a signal stopped the run
+    (``telemetry.mark_interrupted`` called first), shut the telemetry down (spans flushed,
+    pending overflows settled, the transcript closed), then write ``--metrics-out``
+    (marked too); what could not be written is recorded in ``outputs.failures``."""
+    failures = outputs.failures
+    if telemetry.interrupted_by is not None and telemetry.transcript is not None:
+        telemetry.transcript.mark_interrupted(telemetry.interrupted_by)
     telemetry.shutdown()
-    span_file = telemetry.span_file
-    if span_file is not None and span_file.failure is not None:
-        failures.spans_dropped(SPANS_OPTION, span_file.dropped)
+    written = ((SPANS_OPTION, telemetry.span_file), (TRANSCRIPT_OPTION, telemetry.transcript))
+    for option, file in written:
+        if file is not None and file.failure is not None:
+            failures.lines_dropped(option, file.dropped)
+    metrics_out = outputs.metrics_out
     if metrics_out is not None and telemetry.registry is not None:
         with failures.writing(METRICS_OPTION, metrics_out):
             write_metrics(telemetry.registry, metrics_out)

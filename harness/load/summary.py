@@ -283,12 +283,12 @@ def render(summary: LoadSummary, console: Console) -> None:
         )
     rows += _cache_rows(s)
     for unwritten in s.unwritten_outputs:
-        dropped = unwritten.spans_dropped
+        dropped = unwritten.lines_dropped
         rows.append(
             (
                 f"UNWRITTEN {unwritten.option}",
                 f"{unwritten.path}: {unwritten.error}"
-                + (f"; {dropped:,} spans not written" if dropped is not None else ""),
+                + (f"; {dropped:,} lines not written" if dropped is not None else ""),
             )
         )
     for what, value in rows:

@@ -12,10 +12,8 @@ skips it. A write that fails (a full disk) never leaves one: see ``JsonLinesSpan
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -27,93 +25,55 @@ from typing import Any, Final
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from harness.telemetry.line_file import LineFile, LineFileFailed
+
 
 def span_to_record(span: ReadableSpan) -> dict[str, Any]:
     record: dict[str, Any] = json.loads(span.to_json(indent=None))
     return record
 
 
-SPAN_FILE_MODE: Final = 0o644
-"""A span file's mode (before the umask), as the SDK-free ``open`` gave it."""
-SpanFileFailed = Callable[[Path, OSError], None]
-"""Told once, at a span file's first failed write: the file and the system's error."""
-
-
 class JsonLinesSpanExporter(SpanExporter):
     """Writes one JSON object per finished span to ``path``: appended to what the file
     holds (``append``), or to an emptied file.
 
-    A file is one output among several, and its disk may fill up while the run goes on: a
-    write that fails cuts the file back to its last whole line (never a torn one), closes
-    it, keeps the error (``failure``) and tells ``on_failure`` once; every span from then on
-    is counted in ``dropped`` (those of the failed write included) and never written. No
-    export raises: the SDK's processor would log a traceback for every span (issue 28:
-    ~12,000 of them on a full 64 KiB tmpfs)."""
+    A file is one output among several, and its disk may fill up while the run goes on:
+    the file is a ``LineFile``, which a failed write cuts back to its last whole line and
+    closes; the error is kept (``failure``), ``on_failure`` is told once and every later
+    span is counted in ``dropped``. No export raises: the SDK's processor would log a
+    traceback for every span (issue 28: ~12,000 of them on a full 64 KiB tmpfs)."""
 
     def __init__(
-        self, path: Path, *, append: bool = True, on_failure: SpanFileFailed | None = None
+        self, path: Path, *, append: bool = True, on_failure: LineFileFailed | None = None
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
         self.path = path
-        self._fd: int | None = os.open(path, flags, SPAN_FILE_MODE)
-        self._size = os.lseek(self._fd, 0, os.SEEK_END)  # after the last whole line
-        self._on_failure = on_failure
-        self._lock = threading.Lock()
-        self.failure: OSError | None = None
-        self.dropped = 0
+        self._file = LineFile(path, append=append, on_failure=on_failure or _ignore)
+
+    @property
+    def failure(self) -> OSError | None:
+        return self._file.failure
+
+    @property
+    def dropped(self) -> int:
+        return self._file.dropped
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         data = "".join(
             json.dumps(span_to_record(span), separators=(",", ":")) + "\n" for span in spans
         ).encode("utf-8")
-        with self._lock:
-            if self._fd is None:  # failed before (or shut down: nothing is dropped then)
-                self.dropped += len(spans) if self.failure is not None else 0
-                return SpanExportResult.FAILURE
-            try:
-                _write_all(self._fd, data)
-            except OSError as error:
-                self.dropped += len(spans)
-                self._fail(error)
-                return SpanExportResult.FAILURE
-            self._size += len(data)
-        return SpanExportResult.SUCCESS
-
-    def _fail(self, error: OSError) -> None:
-        """Cut the torn line off, close the file, keep and report the error (lock held)."""
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            with contextlib.suppress(OSError):  # freeing blocks works on a full disk
-                os.ftruncate(fd, self._size)
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        if self.failure is None:
-            self.failure = error
-            if self._on_failure is not None:
-                self._on_failure(self.path, error)
+        if self._file.write(data, len(spans)):
+            return SpanExportResult.SUCCESS
+        return SpanExportResult.FAILURE
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         return True  # every write went to the file at once
 
     def shutdown(self) -> None:
-        with self._lock:
-            if self._fd is None:
-                return
-            try:
-                os.fsync(self._fd)
-            except OSError as error:
-                self._fail(error)
-                return
-            os.close(self._fd)
-            self._fd = None
+        self._file.close(sync=True)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    """``data`` written whole (``os.write`` may write part of it, then fail)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+def _ignore(path: Path, error: OSError) -> None:
+    """A span file's failure nobody asked to hear of: kept in ``failure``, never raised."""
 
 
 def read_span_lines(path: Path) -> list[dict[str, Any]]:

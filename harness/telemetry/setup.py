@@ -51,7 +51,6 @@ from harness.telemetry.exporters import (
     OTLP_EXPORT_TIMEOUT_S,
     GuardedExporter,
     JsonLinesSpanExporter,
-    SpanFileFailed,
 )
 from harness.telemetry.exposition import (
     MetricsServer,
@@ -60,6 +59,7 @@ from harness.telemetry.exposition import (
     write_metrics,
 )
 from harness.telemetry.fanout import Fanout
+from harness.telemetry.line_file import LineFileFailed
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver
 from harness.telemetry.run_marker import record_interrupted
@@ -75,7 +75,7 @@ class TelemetryOptions:
     otel_jsonl_append: bool = True
     """Append to an existing span file (``False``: empty it first; ``load`` without
     ``--append``)."""
-    span_file_failed: SpanFileFailed | None = None
+    span_file_failed: LineFileFailed | None = None
     """Told once when the span file cannot be written (see ``JsonLinesSpanExporter``)."""
     otlp: bool = False
     span_exporters: tuple[SpanExporter, ...] = ()
@@ -84,6 +84,9 @@ class TelemetryOptions:
     metrics_out: Path | None = None
     hold_metrics_s: float = 0.0
     transcript: Path | None = None
+    transcript_failed: LineFileFailed | None = None
+    """Told once when the transcript cannot be written, which then drops its later lines
+    (see ``LineFile``); without it the error is raised to the event's publisher."""
     multiprocess: bool = False
     clock_to_ns: Callable[[float], int] | None = None
     sampler: Sampler | None = None  # None: the SDK's, from ``OTEL_TRACES_SAMPLER``
@@ -215,7 +218,9 @@ def build_telemetry(options: TelemetryOptions) -> Telemetry:
     if telemetry.cost is not None:
         observers.append(telemetry.cost)
     if options.transcript is not None:
-        telemetry.transcript = TranscriptWriter(options.transcript)
+        telemetry.transcript = TranscriptWriter(
+            options.transcript, on_failure=options.transcript_failed
+        )
         observers.append(telemetry.transcript)
         steps.append(telemetry.transcript.close)
     telemetry.observers = tuple(observers)

@@ -101,7 +101,7 @@ def test_metrics_that_cannot_be_written_leave_the_summary_saying_so(
             "option": "--metrics-out",
             "path": str(metrics),
             "error": f"{FULL} (errno 28)",
-            "spans_dropped": None,
+            "lines_dropped": None,
         }
     ]
 
@@ -127,7 +127,7 @@ def test_spans_on_a_full_small_disk_cost_one_line_and_the_summary_is_written(
     assert summary["sessions_completed"] == 20
     (unwritten,) = summary["unwritten_outputs"]
     assert unwritten["option"] == "--otel-jsonl"
-    assert unwritten["spans_dropped"] > 0
+    assert unwritten["lines_dropped"] > 0
     assert "UNWRITTEN --otel-jsonl" in done.stdout
 
 

@@ -13,8 +13,10 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from harness.telemetry import exporters
+from harness.events import TurnStarted
+from harness.telemetry import line_file
 from harness.telemetry.exporters import JsonLinesSpanExporter, read_span_lines
+from harness.telemetry.transcript import TranscriptWriter, read_transcript
 from tests.small_disk import small_disk
 
 SPANS = 40
@@ -50,7 +52,7 @@ def test_an_injected_full_disk_stops_the_file_at_its_last_whole_span(
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         os.write(fd, data)
 
-    monkeypatch.setattr(exporters, "_write_all", fill_up)
+    monkeypatch.setattr(line_file, "write_all", fill_up)
     told: list[tuple[Path, OSError]] = []
     exporter = JsonLinesSpanExporter(path, on_failure=lambda p, e: told.append((p, e)))
     with caplog.at_level(logging.DEBUG):
@@ -85,3 +87,29 @@ def test_a_span_file_is_emptied_unless_appended_to(tmp_path: Path) -> None:
     assert len(_assert_whole_lines(path)) == 5
     _spans(JsonLinesSpanExporter(path, append=False), 1)
     assert len(_assert_whole_lines(path)) == 1
+
+
+def _turn(turn_id: str) -> TurnStarted:
+    return TurnStarted(
+        session_id="s", turn_id=turn_id, agent_name="a", provider="p", model="m", user_text_bytes=1
+    )
+
+
+def test_a_transcript_without_a_failure_callback_raises_after_cutting_the_torn_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run`` stops on a transcript it cannot write (no callback): the error is raised,
+    and the file still ends at its last whole line."""
+    path = tmp_path / "t.jsonl"
+    writer = TranscriptWriter(path)
+    writer.on_event(_turn("t1"))
+
+    def half_then_full(fd: int, data: bytes) -> None:
+        os.write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(line_file, "write_all", half_then_full)
+    with pytest.raises(OSError, match="No space left"):
+        writer.on_event(_turn("t2"))
+    writer.close()
+    assert [type(e).__name__ for e in read_transcript(path, strict=True)] == ["TurnStarted"]
