@@ -171,8 +171,19 @@ def span_file_exporter(options: TelemetryOptions) -> JsonLinesSpanExporter | Non
     if options.otel_jsonl is None:
         return None
     return JsonLinesSpanExporter(
-        options.otel_jsonl, append=options.otel_jsonl_append, on_failure=options.span_file_failed
+        options.otel_jsonl,
+        append=options.otel_jsonl_append,
+        on_failure=options.span_file_failed or _span_file_warning(options.warn or _to_stderr),
     )
+
+
+def _span_file_warning(warn: Callable[[str], None]) -> LineFileFailed:
+    """A span file's failure said once through ``warn`` when nobody else is told of it."""
+
+    def told(path: Path, error: OSError) -> None:
+        warn(f"cannot write spans to {path}: {error.strerror}; later spans are dropped")
+
+    return told
 
 
 def otlp_exporter(warn: Callable[[str], None] | None = None) -> GuardedExporter:

@@ -16,6 +16,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from harness.events import TurnStarted
 from harness.telemetry import line_file
 from harness.telemetry.exporters import JsonLinesSpanExporter, read_span_lines
+from harness.telemetry.setup import TelemetryOptions, span_file_exporter
 from harness.telemetry.transcript import TranscriptWriter, read_transcript
 from tests.small_disk import small_disk
 
@@ -113,3 +114,24 @@ def test_a_transcript_without_a_failure_callback_raises_after_cutting_the_torn_l
         writer.on_event(_turn("t2"))
     writer.close()
     assert [type(e).__name__ for e in read_transcript(path, strict=True)] == ["TurnStarted"]
+
+
+def test_a_span_file_nobody_watches_warns_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run`` and ``proxy`` pass no callback: the failure is still said, once."""
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(line_file, "write_all", full)
+    warned: list[str] = []
+    path = tmp_path / "spans.jsonl"
+    options = TelemetryOptions(otel_jsonl=path, warn=warned.append)
+    exporter = span_file_exporter(options)
+    assert exporter is not None
+    _spans(exporter, 3)
+    assert warned == [
+        f"cannot write spans to {path}: No space left on device; later spans are dropped"
+    ]
+    assert exporter.dropped == 3
