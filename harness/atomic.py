@@ -6,7 +6,9 @@ temporary file in the target's own folder (a rename is atomic only within one fi
 system), flushed and ``fsync``-ed (so a crash after the rename cannot leave an empty file
 on a journaling file system), then renamed over the target with ``os.replace``. On any
 failure, an interruption included, the temporary file is removed and an existing target
-is left as it was.
+is left as it was. A write that fails on the open stream (a full disk) raises an
+``OSError`` without a file name; it is raised again naming the target, so the caller (and
+the CLI's crash guard) can say which output could not be written.
 
 Streams written as they go (transcripts, span files) are not whole files: they are
 written one complete line per ``write`` and their readers skip a torn last line.
@@ -39,6 +41,11 @@ def atomic_write(target: Path, fill: Callable[[IO[bytes]], None]) -> None:
             os.fsync(stream.fileno())
         os.chmod(temporary, FILE_MODE)
         os.replace(temporary, target)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, str(target)) from error
+        raise
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -72,3 +72,18 @@ def test_whatever_is_written_is_read_back_exactly(tmp_path: Path, old: bytes, ne
     write_bytes_atomic(target, new)
     assert target.read_bytes() == new
     assert [p for p in os.listdir(tmp_path) if p.endswith(".tmp")] == []
+
+
+def test_a_failed_write_names_the_target(tmp_path: Path) -> None:
+    """A full disk fails ``write`` on the open stream, whose ``OSError`` names no file: it
+    is raised again naming the target (issue 28: the crash guard took it for a bug)."""
+    target = tmp_path / "summary.json"
+
+    def fill(stream: IO[bytes]) -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left on device") as raised:
+        atomic_write(target, fill)
+    assert raised.value.filename == str(target)
+    assert raised.value.errno == 28
+    assert list(tmp_path.iterdir()) == []

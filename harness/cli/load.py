@@ -6,8 +6,10 @@ as Locust users (a master and ``--workers`` worker processes); ``--write-plan`` 
 plan remote Locust workers read (see the README, "Load testing").
 
 Exit codes: 0 the run finished and was summarised; 1 no session completed, more provider
-calls failed than ``--max-failed-calls`` allows, or a fake server or Locust could not
-start; 2 an option or the scenario file is invalid (nothing ran); 130 / 143 SIGINT /
+calls failed than ``--max-failed-calls`` allows, a fake server or Locust could not start,
+or an output could not be written (a full disk: one line names it, every other output is
+still written, see ``harness.load.outputs``); 2 an option or the scenario file is invalid
+(nothing ran); 130 / 143 SIGINT /
 SIGTERM stopped the run: what finished is summarised (table and ``--json``), marked
 interrupted, and every child process and temporary folder is gone. ``--sweep`` runs once
 per value and exits with the worst of the runs' codes; a signal ends it after the run it
@@ -17,16 +19,26 @@ stopped, and the table, ``--json`` and ``--html`` show the values that ran.
 from __future__ import annotations
 
 import signal
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 import typer
-from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
 from rich.console import Console
 
-from harness.atomic import write_text_atomic
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.envvars import check_telemetry_environment
+from harness.cli.load_options import (
+    DEFAULT_MAX_FAILED_CALLS,
+    DEFAULT_TURNS,
+    MAX_CONCURRENCY,
+    MAX_DURATION_S,
+    MAX_SESSIONS,
+    MAX_TURNS,
+    refused_combination,
+    trace_sampler,
+    turns_of,
+)
+from harness.cli.load_sweep import RunOne, sweep_option, sweep_outputs, sweep_runs
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.validate import LIMIT, resolve_limits
@@ -39,7 +51,6 @@ from harness.load import (
     LocustOptions,
     RunOptions,
     SessionTemplate,
-    default_template,
     interrupted,
     nothing_ran,
     render,
@@ -48,30 +59,23 @@ from harness.load import (
     write_json,
     write_plan,
 )
+from harness.load.outputs import (
+    SPANS_OPTION,
+    OutputFailures,
+    RunOutputs,
+    close_telemetry,
+    metrics_writer,
+    telemetry_for_run,
+)
 from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
-from harness.load.sweep import (
-    Sweep,
-    parse_sweep,
-    render_sweep,
-    sweep_summary,
-    swept,
-    write_sweep_json,
-)
-from harness.load.template import DEFAULT_WINDOW
+from harness.load.template import DEFAULT_HTTP_TIMEOUT_S, DEFAULT_WINDOW, MAX_HTTP_TIMEOUT_S
 from harness.progress import tracker
-from harness.report.sweep_page import render_sweep_page
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
-DEFAULT_TURNS = 10
-DEFAULT_MAX_FAILED_CALLS = 0.05
-"""The share of provider calls that may fail (5xx, timeouts, broken answers, refused
-connections: ``FAILED_CALL_OUTCOMES``) before the run exits 1: a few transient failures
-are measured; more mean the endpoint, not the harness, is what was measured."""
-MAX_SESSIONS, MAX_CONCURRENCY, MAX_TURNS, MAX_DURATION_S = 1_000_000, 2_000, 1_000, 86_400.0
 
 
 def _invalid(console: Console, message: str) -> typer.Exit:
@@ -86,25 +90,12 @@ def _template(
     latency_ms: int,
     limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[SessionTemplate, list[str]]:
-    """The session template and notes; ``ValueError`` says what is wrong. A scenario is
-    read within ``limits`` (``--limit NAME=N``, as for ``run``), and at most one user turn
-    more than a session may run is expanded (enough to tell that it has too many)."""
-    if scenario is None:
-        kind = provider or "openai"
-        window = context_window or DEFAULT_WINDOW
-        return default_template(kind, context_window=window, latency_ms=latency_ms), []
-    if provider is not None:
-        raise ValueError("--provider chooses the built-in workload; a scenario names its own")
-    # Imported here: only --scenario needs the scenario package.
-    from harness.cli.load_template import template_from_scenario  # noqa: PLC0415
-    from harness.scenarios.loader import ScenarioError, load_scenario  # noqa: PLC0415
+    """The session template and notes (``session_template``); ``ValueError`` says what is
+    wrong. Imported here: only ``--scenario`` needs the scenario package."""
+    from harness.cli.load_template import session_template  # noqa: PLC0415
 
-    try:
-        loaded = load_scenario(scenario, limits=limits)
-    except ScenarioError as error:
-        raise ValueError("\n".join(error.problems)) from error
-    return template_from_scenario(
-        loaded.scenario, context_window=context_window, max_texts=MAX_TURNS + 1
+    return session_template(
+        scenario, provider, context_window, latency_ms, limits, max_texts=MAX_TURNS + 1
     )
 
 
@@ -115,27 +106,6 @@ def _limits(options: list[str] | None, scenario: Path | None, err: Console) -> L
     return resolve_limits(options, err)
 
 
-def _turns(turns: int | None, template: SessionTemplate, scenario: Path | None) -> int:
-    """``--turns``, else the scenario's user turns, else ``DEFAULT_TURNS``; a scenario with
-    more user turns than a session runs needs ``--turns`` (``ValueError``)."""
-    if turns is not None:
-        return turns
-    if scenario is None:
-        return DEFAULT_TURNS
-    if len(template.user_texts) > MAX_TURNS:
-        raise ValueError(
-            f"--turns: {scenario} has more than {MAX_TURNS} user turns, more than a load"
-            f" session runs; pass --turns N (1..{MAX_TURNS}) to run its first N"
-        )
-    return len(template.user_texts)
-
-
-def trace_sampler(share: float | None) -> Sampler | None:
-    """``--trace-sample``: that share of turns traced, whole (each turn is one trace; its
-    spans follow the turn's agent span). ``None``: the SDK's, from ``OTEL_TRACES_SAMPLER``."""
-    return None if share is None else ParentBased(TraceIdRatioBased(share))
-
-
 def _run_asyncio(
     plan: LoadPlan,
     telemetry_options: TelemetryOptions,
@@ -144,7 +114,13 @@ def _run_asyncio(
     err: Console,
     stop: StopRequest,
     pricing: tuple[PriceTable | None, str | None] = (None, None),
+    outputs: RunOutputs | None = None,
 ) -> LoadSummary:
+    """One asyncio run; its telemetry is closed, its transcript ended and ``--metrics-out``
+    written (marked when a signal stopped it) however it ends; outputs that fail are
+    recorded in ``outputs.failures``."""
+    outputs = outputs or RunOutputs(OutputFailures(err.print))
+    telemetry_options = telemetry_for_run(telemetry_options, outputs, plan.template.name)
     telemetry = build_telemetry(telemetry_options)  # nothing asked: nothing built
     metrics = LoadMetrics(telemetry.registry) if telemetry.registry is not None else None
     if telemetry.metrics_server is not None:
@@ -163,7 +139,7 @@ def _run_asyncio(
     finally:
         if stop.name is not None:  # --serve-metrics says so too (trimscope_run_interrupted)
             telemetry.mark_interrupted(stop.name)
-        telemetry.shutdown()
+        close_telemetry(telemetry, outputs)
 
 
 def load(
@@ -238,22 +214,47 @@ def load(
     html_path: Path | None = typer.Option(
         None, "--html", help="With --sweep: write the table and plots as one HTML page."
     ),
+    request_timeout: float = typer.Option(
+        DEFAULT_HTTP_TIMEOUT_S,
+        "--request-timeout",
+        min=0.001,
+        max=MAX_HTTP_TIMEOUT_S,
+        help="Seconds a provider call may take (connect, read, write) before it times out.",
+    ),
+    metrics_out: Path | None = typer.Option(
+        None,
+        "--metrics-out",
+        help="Write the run's metrics (Prometheus text) here at its end, also when stopped.",
+    ),
+    append: bool = typer.Option(
+        False, "--append", help="Append to the --otel-jsonl file instead of emptying it."
+    ),
+    transcript: Path | None = typer.Option(
+        None, "--transcript", help="Folder for the run's transcript (trimscope report reads it)."
+    ),
     limit: list[str] | None = LIMIT,
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
     # Every output, port and variable first: nothing is run that could not be reported.
     outputs = {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}
-    check_outputs({**outputs, "--html": html_path}, {})
+    check_outputs(
+        {**outputs, "--html": html_path, "--metrics-out": metrics_out},
+        {"--transcript": transcript},
+    )
     check_port("--serve-metrics", serve_metrics, METRICS_HOST)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
-    if provider is not None and provider not in FAKE_FOR_KIND:
-        raise _invalid(err, f"unknown --provider {provider!r}; known: {', '.join(FAKE_FOR_KIND)}")
-    tracing = otel_jsonl is not None or otlp
-    if locust and tracing:
-        raise _invalid(err, "--otel-jsonl and --otlp trace asyncio runs; Locust runs serve metrics")
-    if trace_sample is not None and not tracing:
-        raise _invalid(err, "--trace-sample needs --otel-jsonl or --otlp: nothing is traced")
+    refused = refused_combination(
+        provider,
+        locust=locust,
+        otel_jsonl=otel_jsonl,
+        otlp=otlp,
+        sample=trace_sample,
+        append=append,
+        transcript=transcript is not None,
+    )
+    if refused:
+        raise _invalid(err, refused)
     try:
         template, notes = _template(
             scenario, provider, context_window, latency_ms, _limits(limit, scenario, err)
@@ -262,66 +263,98 @@ def load(
             template,
             sessions=sessions,
             concurrency=concurrency,
-            turns=_turns(turns, template, scenario),
+            turns=turns_of(turns, template, scenario),
             duration_s=duration,
+            http_timeout_s=request_timeout,
         )
         # both modes price their summary (Locust's from the workers' token counters)
         prices = read_pricing(prices_path, price_as)
-        sweep = _sweep_option(
+        sweep = sweep_option(
             sweep_text,
             locust=locust,
             write_plan=write_plan_path is not None,
             html=html_path is not None,
+            metrics_out=metrics_out is not None,
         )
     except ValueError as error:
         raise _invalid(err, str(error)) from error
+    failures = OutputFailures(
+        lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)
+    )
     if write_plan_path is not None:
-        write_plan(plan.per_process(workers), write_plan_path)
-        err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
-        raise typer.Exit(EXIT_OK)
+        with failures.writing("--write-plan", write_plan_path):
+            write_plan(plan.per_process(workers), write_plan_path)
+            err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
+        raise typer.Exit(failures.exit_code(EXIT_OK))
     telemetry_options = TelemetryOptions(
         serve_metrics_port=serve_metrics,
         otel_jsonl=otel_jsonl,
+        otel_jsonl_append=append,
+        span_file_failed=failures.line_file_failed(SPANS_OPTION, "spans"),
         otlp=otlp,
         sampler=trace_sampler(trace_sample),
         # with --serve-metrics, cost series priced as the summary prices them
         price_of=price_lookup(prices, price_as) if prices is not None else None,
     )
+    pricing = (prices, price_as)
+    run_outputs = RunOutputs(failures, metrics_out, transcript)
     stop = StopRequest()
+
+    def run_asyncio(plan: LoadPlan, options: TelemetryOptions, stop: StopRequest) -> LoadSummary:
+        return _run_asyncio(plan, options, quiet, notes, err, stop, pricing, run_outputs)
+
     with stop_on_signals(stop):
         if sweep is not None:
-            runs = _sweep_runs(
-                plan, sweep, telemetry_options, quiet, notes, err, stop, prices, price_as
-            )
-            _sweep_outputs(sweep, plan, runs, prices, (json_path, html_path))
+            runs = sweep_runs(plan, sweep, telemetry_options, run_asyncio, stop, err, quiet, notes)
+            sweep_outputs(sweep, plan, runs, prices, (json_path, html_path), failures)
             codes = [_exit_code(run, max_failed_calls, err) for run in runs]
-            raise typer.Exit(max(codes, default=EXIT_FAILED))
-        try:
-            if locust:
-                summary = run_locust(
-                    plan,
-                    LocustOptions(
-                        workers=workers, processes=processes, prices=prices, price_as=price_as
-                    ),
-                    serve_metrics_port=serve_metrics,
-                    notes=notes,
-                    progress=tracker("sessions", plan.sessions, quiet=quiet),
-                    stop=stop,
-                )
-            else:
-                pricing = (prices, price_as)
-                summary = _run_asyncio(plan, telemetry_options, quiet, notes, err, stop, pricing)
-        except ServerStartError as error:
-            err.print(f"error: {error}", markup=False, highlight=False)
-            raise typer.Exit(EXIT_FAILED) from error
-        except Interrupted as stopped:  # before any session started: an empty summary
-            summary = nothing_ran(plan, notes, signal.Signals(stopped.signum).name)
-        if stop.name is not None and not summary.interrupted:
-            summary = interrupted(summary, stop.name)
-        render(summary, Console())
+            raise typer.Exit(failures.exit_code(max(codes, default=EXIT_FAILED)))
+        locust_options = LocustOptions(
+            workers=workers, processes=processes, prices=prices, price_as=price_as
+        )
+
+        def run_locust_users(plan: LoadPlan, _: TelemetryOptions, stop: StopRequest) -> LoadSummary:
+            return run_locust(
+                plan,
+                locust_options,
+                serve_metrics_port=serve_metrics,
+                notes=notes,
+                progress=tracker("sessions", plan.sessions, quiet=quiet),
+                stop=stop,
+                metrics_out=metrics_writer(failures, metrics_out),
+            )
+
+        run_one = run_locust_users if locust else run_asyncio
+        summary = _summarised(plan, telemetry_options, run_one, stop, notes, err, failures)
         if json_path is not None:
-            write_json(summary, json_path)
-    raise typer.Exit(_exit_code(summary, max_failed_calls, err))
+            with failures.writing("--json", json_path):
+                write_json(summary, json_path)
+    raise typer.Exit(failures.exit_code(_exit_code(summary, max_failed_calls, err)))
+
+
+def _summarised(
+    plan: LoadPlan,
+    telemetry_options: TelemetryOptions,
+    run_one: RunOne,
+    stop: StopRequest,
+    notes: list[str],
+    err: Console,
+    failures: OutputFailures,
+) -> LoadSummary:
+    """Run ``plan`` once, print its summary (with the outputs that failed so far) and return
+    it; a fake server that cannot start exits 1."""
+    try:
+        summary = run_one(plan, telemetry_options, stop)
+    except ServerStartError as error:
+        err.print(f"error: {error}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_FAILED) from error
+    except Interrupted as stopped:  # before any session started: an empty summary
+        summary = nothing_ran(plan, notes, signal.Signals(stopped.signum).name)
+    if stop.name is not None and not summary.interrupted:
+        summary = interrupted(summary, stop.name)
+    summary = replace(summary, unwritten_outputs=failures.unwritten)
+    render(summary, Console())
+    return summary
 
 
 def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
@@ -341,85 +374,6 @@ def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
         )
         return EXIT_FAILED
     return EXIT_OK
-
-
-def _sweep_option(text: str | None, *, locust: bool, write_plan: bool, html: bool) -> Sweep | None:
-    """``--sweep`` and ``--html``, checked before anything runs; ``ValueError`` says what
-    is wrong (a budget or turn limit above the largest window is a typo, as for
-    ``--context-window``)."""
-    if text is None:
-        if html:
-            raise ValueError("--html writes a sweep's page: it needs --sweep")
-        return None
-    sweep = parse_sweep(text)
-    if locust or write_plan:
-        raise ValueError("--sweep runs asyncio sessions; not with --locust or --write-plan")
-    if sweep.key != "ratio":
-        beyond = [v for v in sweep.values if v > MAX_CONTEXT_WINDOW_TOKENS]
-        if beyond:
-            raise ValueError(
-                f"--sweep: {sweep.key} values are at most {MAX_CONTEXT_WINDOW_TOKENS},"
-                f" found {beyond[0]:g}"
-            )
-    return sweep
-
-
-def _sweep_runs(
-    plan: LoadPlan,
-    sweep: Sweep,
-    telemetry_options: TelemetryOptions,
-    quiet: bool,
-    notes: list[str],
-    err: Console,
-    stop: StopRequest,
-    prices: PriceTable | None,
-    price_as: str | None,
-) -> list[LoadSummary]:
-    """One run per swept value, in order. A signal ends the sweep after the run it stopped
-    (marked interrupted, as a plain run's summary is); a fake server that cannot start
-    exits 1."""
-    runs: list[LoadSummary] = []
-    for value in sweep.values:
-        run_plan = replace(plan, template=swept(plan.template, sweep.key, value))
-        if not quiet:
-            err.print(f"sweep: {run_plan.template.name}", highlight=False)
-        try:
-            run = _run_asyncio(
-                run_plan, telemetry_options, quiet, notes, err, stop, (prices, price_as)
-            )
-        except ServerStartError as error:
-            err.print(f"error: {error}", markup=False, highlight=False)
-            raise typer.Exit(EXIT_FAILED) from error
-        except Interrupted as stopped:  # before any session of this value started
-            run = nothing_ran(run_plan, notes, signal.Signals(stopped.signum).name)
-        if stop.name is not None and not run.interrupted:
-            run = interrupted(run, stop.name)
-        runs.append(run)
-        if run.interrupted:
-            break
-    return runs
-
-
-def _sweep_outputs(
-    sweep: Sweep,
-    plan: LoadPlan,
-    runs: list[LoadSummary],
-    prices: PriceTable | None,
-    outputs: tuple[Path | None, Path | None],
-) -> None:
-    """The sweep table on stdout, then ``--json`` and ``--html`` (each atomically)."""
-    currency = prices.currency if prices is not None else None
-    summary = sweep_summary(sweep, plan.template.name, runs, currency)
-    render_sweep(summary, Console())
-    for note in dict.fromkeys(n for run in runs for n in run.notes):
-        Console().print(f"note: {note}", highlight=False)
-    json_path, html_path = outputs
-    if json_path is not None:
-        write_sweep_json(summary, json_path)
-    if html_path is not None:
-        rows = [asdict(row) for row in summary.rows]
-        page = render_sweep_page(summary.key, summary.template, rows, currency)
-        write_text_atomic(html_path, page)
 
 
 def register(app: typer.Typer) -> None:

@@ -105,7 +105,8 @@ class SessionScriptedFake(FakeProvider):
     ) -> Answer:
         session = ctx.headers.get(SESSION_HEADER)
         scripted = self.session_behaviour(session) if session is not None else self.step(index)
-        behaviour = replace(scripted, latency_ms=behaviour.latency_ms)
+        # the step's own delay, and the route's on top (issue 28: the step's was replaced)
+        behaviour = replace(scripted, latency_ms=scripted.latency_ms + behaviour.latency_ms)
         return super().answer(wire, raw, ctx, index, behaviour)
 
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
+from prometheus_client import CollectorRegistry
+
 from harness.interrupt import StopRequest
 from harness.load import metrics as m
 from harness.load.fake import ServerStats
@@ -177,14 +179,18 @@ def run_locust(
     notes: Sequence[str] = (),
     progress: Tracker | None = None,
     stop: StopRequest | None = None,
+    metrics_out: Callable[[CollectorRegistry, str | None], None] | None = None,
 ) -> LoadSummary:
     """Run ``plan`` under Locust (see the module docstring) and summarise it.
     ``serve_metrics_port``: serve the live aggregate of every worker on 127.0.0.1.
+    ``metrics_out``: given the final aggregate (and the signal that stopped the run, if
+    one did) once the workers are gone, to write it (``--metrics-out``).
     ``progress`` advances as the workers end sessions (read every ``TICK_S``).
     ``stop``: when requested, Locust is stopped in order (SIGTERM to the master, which
     stops its workers and writes its stats) and what ran is summarised, marked."""
     if options.workers < 1:
         raise ValueError("Locust mode needs at least one worker")
+    stop = stop or StopRequest()
     with tempfile.TemporaryDirectory(prefix="trimscope-locust-") as scratch:
         folder = workdir or Path(scratch)
         multiproc = folder / "prometheus"
@@ -193,12 +199,12 @@ def run_locust(
         if serve_metrics_port is not None:
             metrics = serve_metrics(multiprocess_registry(multiproc), serve_metrics_port)
         try:
-            summary = _run(
-                plan, options, folder, multiproc, progress or Tracker(), stop or StopRequest()
-            )
+            summary = _run(plan, options, folder, multiproc, progress or Tracker(), stop)
         finally:
             if metrics is not None:
                 metrics.close()
+        if metrics_out is not None:
+            metrics_out(multiprocess_registry(multiproc), stop.name)
         return replace(summary, notes=[*notes, *summary.notes])
 
 

@@ -111,9 +111,10 @@ def locust_summary(
     run's (``with_costs``)."""
     registry = multiprocess_registry(multiproc)
     sessions = _single(m.by_labels(registry, m.SESSIONS, n.LABEL_OUTCOME))
-    completed = sessions.get("completed", 0)
-    interrupted = sessions.get("interrupted", 0)
-    started = completed + interrupted
+    completed = sessions.get(m.COMPLETED, 0)
+    failed = sessions.get(m.FAILED, 0)
+    interrupted = sessions.get(m.INTERRUPTED, 0)
+    started = completed + failed + interrupted
     trims = {
         (reason, trigger): count
         for (reason, trigger), count in m.by_labels(
@@ -128,7 +129,7 @@ def locust_summary(
     notes = [
         f"Locust mode: {workers} worker process(es), metrics aggregated from"
         " PROMETHEUS_MULTIPROC_DIR; quantiles interpolated from histogram buckets",
-        "turn errors by type and harness CPU are not aggregated across processes",
+        "harness CPU is not aggregated across processes",
         REQUEST_SIZES_NOTE,
         *_log_notes(log),
     ]
@@ -140,18 +141,19 @@ def locust_summary(
         concurrency=plan.concurrency,
         turns=plan.turns,
         duration_limit_s=plan.duration_s,
-        stopped_by="count" if completed >= plan.sessions else "duration",
+        stopped_by="count" if completed + failed >= plan.sessions else "duration",
         elapsed_s=round(elapsed, 4),
         sessions_started=started,
         sessions_completed=completed,
         sessions_interrupted=interrupted,
+        sessions_failed=failed,
         sessions_per_s=rate(completed, elapsed),
         provider_calls=provider_calls,
         provider_calls_per_s=rate(provider_calls, elapsed),
         calls_by_outcome=calls,
         failed_calls=failed_calls(calls),
         turns_by_outcome=_single(m.by_labels(registry, n.TURNS.name, n.LABEL_OUTCOME)),
-        turn_errors={},
+        turn_errors=_single(m.by_labels(registry, m.TURN_ERRORS, m.LABEL_ERROR_TYPE)),
         trims=trim_rows(trims, started),
         trims_total=trims_total,
         trims_per_session=round(trims_total / started, 4) if started else 0.0,

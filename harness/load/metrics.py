@@ -4,7 +4,10 @@ The harness's trim, budget, capacity and call metrics come from ``PrometheusObse
 (``harness.telemetry``). A load run adds three families of its own (names here, not in
 ``telemetry/names.py``, because only load runs emit them):
 
-- ``trimscope_load_sessions_total{outcome=completed|interrupted}``;
+- ``trimscope_load_sessions_total{outcome=completed|failed|interrupted}`` (``failed``: every
+  turn of the session failed, see ``session_outcome``);
+- ``trimscope_load_turn_errors_total{error_type}``: turns that failed, by the error's type
+  (the Locust summary's turn errors come from it);
 - ``trimscope_load_harness_overhead_seconds`` and ``trimscope_load_round_trip_seconds``
   (histograms, per provider call: the agent's own time, the HTTP round trip);
 - ``trimscope_load_peak_rss_bytes`` (gauge; ``max`` across processes in multiprocess mode).
@@ -24,7 +27,13 @@ from typing import Final
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.samples import Sample
 
+from harness.events import Event, TurnFinished
+
 SESSIONS: Final = "trimscope_load_sessions_total"
+TURN_ERRORS: Final = "trimscope_load_turn_errors_total"
+LABEL_ERROR_TYPE: Final = "error_type"
+COMPLETED, FAILED, INTERRUPTED = "completed", "failed", "interrupted"
+SESSION_OUTCOMES: Final = (COMPLETED, FAILED, INTERRUPTED)
 OVERHEAD: Final = "trimscope_load_harness_overhead_seconds"
 ROUND_TRIP: Final = "trimscope_load_round_trip_seconds"
 PEAK_RSS: Final = "trimscope_load_peak_rss_bytes"
@@ -46,6 +55,12 @@ class LoadMetrics:
         self.sessions = Counter(
             SESSIONS, "Load sessions that ended, by outcome.", ["outcome"], registry=registry
         )
+        self.turn_errors = Counter(
+            TURN_ERRORS,
+            "Load turns that failed, by the error's type.",
+            [LABEL_ERROR_TYPE],
+            registry=registry,
+        )
         self.overhead = Histogram(
             OVERHEAD,
             "Agent time per provider call outside the HTTP round trip (trim, estimate, checks).",
@@ -65,12 +80,27 @@ class LoadMetrics:
             multiprocess_mode="max",
         )
 
-    def session_ended(self, *, completed: bool) -> None:
-        self.sessions.labels("completed" if completed else "interrupted").inc()
+    def session_ended(self, outcome: str) -> None:
+        """One of ``SESSION_OUTCOMES`` (see ``session_outcome``)."""
+        self.sessions.labels(outcome).inc()
+
+    def on_event(self, event: Event) -> None:
+        """An observer of the run's bus: counts failed turns by error type."""
+        if isinstance(event, TurnFinished) and event.error_type:
+            self.turn_errors.labels(event.error_type).inc()
 
     def call(self, ref: str, seconds: float, error: BaseException | None) -> None:
         del ref, error  # per-call outcomes are the harness's own provider-call metric
         self.round_trip.observe(seconds)
+
+
+def session_outcome(ran_every_turn: bool, turns_run: int, turn_errors: int) -> str:
+    """``completed``; ``failed`` when every turn it ran failed (issue 28: a session whose
+    every turn failed had counted as completed); else ``interrupted`` (the deadline, a
+    signal or an error stopped it before its last turn)."""
+    if not ran_every_turn:
+        return INTERRUPTED
+    return FAILED if turns_run and turn_errors >= turns_run else COMPLETED
 
 
 # --- reading a registry ---------------------------------------------------------------------

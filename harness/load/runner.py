@@ -30,7 +30,7 @@ from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
 from harness.load.collector import run_collector
 from harness.load.costs import Spend
-from harness.load.metrics import LoadMetrics
+from harness.load.metrics import COMPLETED, FAILED, INTERRUPTED, LoadMetrics, session_outcome
 from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
 from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
@@ -82,6 +82,7 @@ class RunOptions:
 class _Progress:
     started: int = 0
     completed: int = 0
+    failed: int = 0
     interrupted: int = 0
 
 
@@ -132,11 +133,14 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
         indices = itertools.count()
 
         def ended(outcome: SessionOutcome | None) -> None:
-            done = outcome is not None and outcome.completed
-            counts.completed += done
-            counts.interrupted += not done
+            label = INTERRUPTED
+            if outcome is not None:
+                label = session_outcome(outcome.completed, outcome.turns_run, outcome.turn_errors)
+            counts.completed += label == COMPLETED
+            counts.failed += label == FAILED
+            counts.interrupted += label == INTERRUPTED
             if metrics is not None:
-                metrics.session_ended(completed=done)
+                metrics.session_ended(label)
             shown.advance(detail=f"{tally.provider_calls:,} calls")
 
         async def worker(slot: int) -> None:
@@ -216,7 +220,7 @@ def _summary(
     cpu: float,
     notes: Sequence[str],
 ) -> LoadSummary:
-    everyone_ran = counts.completed == plan.sessions
+    everyone_ran = counts.completed + counts.failed == plan.sessions
     trims_total = sum(tally.trims.values())
     started = counts.started
     return LoadSummary(
@@ -232,6 +236,7 @@ def _summary(
         sessions_started=started,
         sessions_completed=counts.completed,
         sessions_interrupted=counts.interrupted,
+        sessions_failed=counts.failed,
         sessions_per_s=rate(counts.completed, elapsed),
         provider_calls=tally.provider_calls,
         provider_calls_per_s=rate(tally.provider_calls, elapsed),

@@ -232,6 +232,8 @@ class SessionFactory:
             tool_mode=ToolMode(self.template.tool_mode),
             classifier=Classifier(self.template.classifier),
             sleep=self.sleep,
+            stream=self.template.stream,
+            max_output_tokens=self.template.max_output_tokens,
         )
         spec = SessionSpec(
             config,

@@ -18,6 +18,7 @@ from rich.table import Table
 from harness.atomic import write_text_atomic
 from harness.load.costs import CacheSummary, CostSummary, Spend, cache_summary, cost_summary
 from harness.load.fake import ServerStats
+from harness.load.outputs import UnwrittenOutput
 from harness.load.prices import PriceTable
 from harness.load.tally import percentile
 
@@ -116,6 +117,10 @@ class LoadSummary:
     """Cache reads, writes and loss (Locust mode: without the request-size quantiles)."""
     cost: CostSummary | None = None
     """With ``--prices``: cost per session and what the cache saved and lost."""
+    sessions_failed: int = 0
+    """Sessions that ran every turn and had every turn fail: not counted as completed."""
+    unwritten_outputs: list[UnwrittenOutput] = field(default_factory=list)
+    """Outputs that could not be written (a full disk): known when this summary was."""
 
     @property
     def failed_call_share(self) -> float:
@@ -233,8 +238,9 @@ def render(summary: LoadSummary, console: Console) -> None:
         ("stopped by", stopped),
         (
             "sessions",
-            f"{s.sessions_completed:,} completed, {s.sessions_interrupted:,} interrupted"
-            f" of {s.sessions_requested:,} (concurrency {s.concurrency}, {s.turns} turns)",
+            f"{s.sessions_completed:,} completed, {s.sessions_failed:,} failed,"
+            f" {s.sessions_interrupted:,} interrupted of {s.sessions_requested:,}"
+            f" (concurrency {s.concurrency}, {s.turns} turns)",
         ),
         ("sessions/s", f"{s.sessions_per_s:,.2f}"),
         ("provider calls", f"{s.provider_calls:,} ({_counts(s.calls_by_outcome)})"),
@@ -276,6 +282,15 @@ def render(summary: LoadSummary, console: Console) -> None:
             )
         )
     rows += _cache_rows(s)
+    for unwritten in s.unwritten_outputs:
+        dropped = unwritten.lines_dropped
+        rows.append(
+            (
+                f"UNWRITTEN {unwritten.option}",
+                f"{unwritten.path}: {unwritten.error}"
+                + (f"; {dropped:,} lines not written" if dropped is not None else ""),
+            )
+        )
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)

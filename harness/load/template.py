@@ -49,6 +49,12 @@ DEFAULT_TURN_LIMIT: Final = 6
 DEFAULT_ECHO_REPEAT: Final = 45
 DEFAULT_SYSTEM_PROMPT: Final = "You are a load-test agent. Use the echo tool, then answer."
 
+DEFAULT_HTTP_TIMEOUT_S: Final = 30.0
+"""The provider HTTP timeout of a load session (``--request-timeout``): connect, read,
+write and pool, each."""
+MAX_HTTP_TIMEOUT_S: Final = 3600.0
+"""The longest ``--request-timeout``: a soak waits for no call longer than an hour."""
+
 FAKE_FOR_KIND: Final = SDK_ENDPOINTS  # client kind -> (fake profile, SDK base path)
 
 _USER_TEXTS: Final = (
@@ -80,7 +86,8 @@ class ProviderTemplate:
 
     ``model`` and ``configured_window`` are what the agent is told (``providers.models``);
     the fake answers to ``fake_model`` (default: ``model``) and enforces ``fake_window``.
-    ``latency_ms`` is the fake's answer delay for every call.
+    ``latency_ms`` is added to every answer's delay, on top of the script step's own
+    ``latency_ms`` (``--latency-ms``; the built-in script's steps have none).
     """
 
     ref: str
@@ -129,6 +136,10 @@ class SessionTemplate:
     classifier: str = "extended"
     system_prompt: str | None = None
     stagger: bool = False
+    stream: bool = False
+    """Ask for streamed answers (a scenario's ``request.stream``; clients that stream)."""
+    max_output_tokens: int | None = None
+    """The output budget each call asks for (a scenario's ``request.max_output_tokens``)."""
 
     def __post_init__(self) -> None:
         if not self.providers:
@@ -165,13 +176,18 @@ class LoadPlan:
     duration_s: float
     base_urls: Mapping[str, str] = field(default_factory=dict)
     sessions_per_process: int | None = None
-    http_timeout_s: float = 30.0
+    http_timeout_s: float = DEFAULT_HTTP_TIMEOUT_S
 
     def __post_init__(self) -> None:
         if self.sessions < 1 or self.concurrency < 1 or self.turns < 1:
             raise ValueError("sessions, concurrency and turns must be at least 1")
         if not self.duration_s > 0:
             raise ValueError("duration must be positive")
+        if not 0 < self.http_timeout_s <= MAX_HTTP_TIMEOUT_S:
+            raise ValueError(
+                f"the request timeout must be within (0, {MAX_HTTP_TIMEOUT_S:g}] seconds,"
+                f" not {self.http_timeout_s:g}"
+            )
 
     def with_base_urls(self, urls: Mapping[str, str]) -> LoadPlan:
         return replace(self, base_urls=dict(urls))

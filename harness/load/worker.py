@@ -29,7 +29,7 @@ import httpx
 from prometheus_client import CollectorRegistry
 
 from harness.events import EventBus
-from harness.load.metrics import LoadMetrics
+from harness.load.metrics import COMPLETED, INTERRUPTED, LoadMetrics, session_outcome
 from harness.load.server import FakeServers, peak_rss_mb
 from harness.load.session import CallHook, Samples, SessionFactory, TurnHook
 from harness.load.tally import LoadTally
@@ -67,6 +67,7 @@ class WorkerState:
             registry = CollectorRegistry()
             self.bus.subscribe(PrometheusObserver(registry, multiprocess=True))
             self.metrics = LoadMetrics(registry)
+            self.bus.subscribe(self.metrics)  # turn errors by type, for the summary
         self.samples = Samples()
         self.prefix = f"load-{os.getpid()}-"
         self._lock = threading.Lock()
@@ -154,17 +155,19 @@ class WorkerState:
             return self.offset + self._claimed - 1
 
     def run(self, factory: SessionFactory, index: int) -> bool:
-        """Run one claimed session to its end; ``True`` when it ran every turn."""
-        completed = False
+        """Run one claimed session to its end; ``True`` when it completed (ran every turn,
+        and not every one of them failed)."""
+        outcome = INTERRUPTED
         try:
-            completed = drive(factory.run(index, self.plan.turns, self.deadline)).completed
+            ran = drive(factory.run(index, self.plan.turns, self.deadline))
+            outcome = session_outcome(ran.completed, ran.turns_run, ran.turn_errors)
         finally:
             with self._lock:
                 self._running -= 1
             if self.metrics is not None:
-                self.metrics.session_ended(completed=completed)
+                self.metrics.session_ended(outcome)
                 self.metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
-        return completed
+        return outcome == COMPLETED
 
     def finished(self) -> bool:
         """Nothing left to claim and nothing running: this worker may quit."""

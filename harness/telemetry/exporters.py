@@ -7,14 +7,13 @@ attributes, events, links, resource), compacted to a single line and flushed, so
 crashed run keeps every span that had ended; the file is fsynced at shutdown, so a run's
 last line (``trimscope.run.interrupted`` when a signal stopped it) is on disk before the
 run exits. A run killed without warning may leave a torn last line: ``read_span_lines``
-skips it.
+skips it. A write that fails (a full disk) never leaves one: see ``JsonLinesSpanExporter``.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -26,6 +25,8 @@ from typing import Any, Final
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from harness.telemetry.line_file import LineFile, LineFileFailed
+
 
 def span_to_record(span: ReadableSpan) -> dict[str, Any]:
     record: dict[str, Any] = json.loads(span.to_json(indent=None))
@@ -33,36 +34,46 @@ def span_to_record(span: ReadableSpan) -> dict[str, Any]:
 
 
 class JsonLinesSpanExporter(SpanExporter):
-    """Appends one JSON object per finished span to ``path``."""
+    """Writes one JSON object per finished span to ``path``: appended to what the file
+    holds (``append``), or to an emptied file.
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._stream = path.open("a", encoding="utf-8")
-        self._lock = threading.Lock()
+    A file is one output among several, and its disk may fill up while the run goes on:
+    the file is a ``LineFile``, which a failed write cuts back to its last whole line and
+    closes; the error is kept (``failure``), ``on_failure`` is told once and every later
+    span is counted in ``dropped``. No export raises: the SDK's processor would log a
+    traceback for every span (issue 28: ~12,000 of them on a full 64 KiB tmpfs)."""
+
+    def __init__(
+        self, path: Path, *, append: bool = True, on_failure: LineFileFailed | None = None
+    ) -> None:
+        self.path = path
+        self._file = LineFile(path, append=append, on_failure=on_failure or _ignore)
+
+    @property
+    def failure(self) -> OSError | None:
+        return self._file.failure
+
+    @property
+    def dropped(self) -> int:
+        return self._file.dropped
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        lines = "".join(
+        data = "".join(
             json.dumps(span_to_record(span), separators=(",", ":")) + "\n" for span in spans
-        )
-        with self._lock:
-            if self._stream.closed:
-                return SpanExportResult.FAILURE
-            self._stream.write(lines)
-            self._stream.flush()
-        return SpanExportResult.SUCCESS
+        ).encode("utf-8")
+        if self._file.write(data, len(spans)):
+            return SpanExportResult.SUCCESS
+        return SpanExportResult.FAILURE
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        with self._lock:
-            if not self._stream.closed:
-                self._stream.flush()
-        return True
+        return True  # every write went to the file at once
 
     def shutdown(self) -> None:
-        with self._lock:
-            if not self._stream.closed:
-                self._stream.flush()
-                os.fsync(self._stream.fileno())
-            self._stream.close()
+        self._file.close(sync=True)
+
+
+def _ignore(path: Path, error: OSError) -> None:
+    """A span file's failure nobody asked to hear of: kept in ``failure``, never raised."""
 
 
 def read_span_lines(path: Path) -> list[dict[str, Any]]:

@@ -59,6 +59,7 @@ from harness.telemetry.exposition import (
     write_metrics,
 )
 from harness.telemetry.fanout import Fanout
+from harness.telemetry.line_file import LineFileFailed
 from harness.telemetry.otel import OtelObserver
 from harness.telemetry.prom import PrometheusObserver
 from harness.telemetry.run_marker import record_interrupted
@@ -71,6 +72,11 @@ MAX_HOLD_METRICS_S: Final = 3600.0
 @dataclass(frozen=True, slots=True)
 class TelemetryOptions:
     otel_jsonl: Path | None = None
+    otel_jsonl_append: bool = True
+    """Append to an existing span file (``False``: empty it first; ``load`` without
+    ``--append``)."""
+    span_file_failed: LineFileFailed | None = None
+    """Told once when the span file cannot be written (see ``JsonLinesSpanExporter``)."""
     otlp: bool = False
     span_exporters: tuple[SpanExporter, ...] = ()
     registry: CollectorRegistry | None = None
@@ -78,6 +84,9 @@ class TelemetryOptions:
     metrics_out: Path | None = None
     hold_metrics_s: float = 0.0
     transcript: Path | None = None
+    transcript_failed: LineFileFailed | None = None
+    """Told once when the transcript cannot be written, which then drops its later lines
+    (see ``LineFile``); without it the error is raised to the event's publisher."""
     multiprocess: bool = False
     clock_to_ns: Callable[[float], int] | None = None
     sampler: Sampler | None = None  # None: the SDK's, from ``OTEL_TRACES_SAMPLER``
@@ -101,6 +110,8 @@ class Telemetry:
     prometheus: PrometheusObserver | None = None
     cost: CostObserver | None = None
     transcript: TranscriptWriter | None = None
+    span_file: JsonLinesSpanExporter | None = None
+    """The ``otel_jsonl`` exporter: its ``failure`` and ``dropped`` spans."""
     hold_metrics_s: float = 0.0
     interrupted_by: str | None = None
     """Set by ``mark_interrupted``: shutdown then ends a ``trimscope.run.interrupted`` span."""
@@ -132,13 +143,17 @@ def build_resource() -> Resource:
 
 
 def build_tracer_provider(
-    options: TelemetryOptions, processors: SynchronousMultiSpanProcessor | None = None
+    options: TelemetryOptions,
+    processors: SynchronousMultiSpanProcessor | None = None,
+    span_file: JsonLinesSpanExporter | None = None,
 ) -> TracerProvider | None:
     """The run's tracer provider, its span processors in ``processors`` when given (the
-    run marker shares them), or ``None`` when no span output is asked for."""
+    run marker shares them), or ``None`` when no span output is asked for. ``span_file``:
+    the ``otel_jsonl`` exporter, when the caller made it (``span_file_exporter``)."""
     exporters = list(options.span_exporters)
-    if options.otel_jsonl is not None:
-        exporters.append(JsonLinesSpanExporter(options.otel_jsonl))
+    span_file = span_file or span_file_exporter(options)
+    if span_file is not None:
+        exporters.append(span_file)
     if not exporters and not options.otlp:
         return None
     provider = TracerProvider(
@@ -149,6 +164,26 @@ def build_tracer_provider(
     if options.otlp:
         provider.add_span_processor(BatchSpanProcessor(otlp_exporter(options.warn)))
     return provider
+
+
+def span_file_exporter(options: TelemetryOptions) -> JsonLinesSpanExporter | None:
+    """The ``otel_jsonl`` file's exporter, or ``None`` when no file is asked for."""
+    if options.otel_jsonl is None:
+        return None
+    return JsonLinesSpanExporter(
+        options.otel_jsonl,
+        append=options.otel_jsonl_append,
+        on_failure=options.span_file_failed or _span_file_warning(options.warn or _to_stderr),
+    )
+
+
+def _span_file_warning(warn: Callable[[str], None]) -> LineFileFailed:
+    """A span file's failure said once through ``warn`` when nobody else is told of it."""
+
+    def told(path: Path, error: OSError) -> None:
+        warn(f"cannot write spans to {path}: {error.strerror}; later spans are dropped")
+
+    return told
 
 
 def otlp_exporter(warn: Callable[[str], None] | None = None) -> GuardedExporter:
@@ -179,7 +214,8 @@ def build_telemetry(options: TelemetryOptions) -> Telemetry:
     lock = threading.Lock()  # one for both observers: ``Fanout`` takes it once per event
     # the SDK leaves this constructor unannotated
     processors = SynchronousMultiSpanProcessor()  # type: ignore[no-untyped-call]
-    provider = build_tracer_provider(options, processors)
+    telemetry.span_file = span_file_exporter(options)
+    provider = build_tracer_provider(options, processors, telemetry.span_file)
     if provider is not None:
         telemetry.tracer_provider = provider
         telemetry.otel = OtelObserver(provider, clock_to_ns=options.clock_to_ns, lock=lock)
@@ -193,7 +229,9 @@ def build_telemetry(options: TelemetryOptions) -> Telemetry:
     if telemetry.cost is not None:
         observers.append(telemetry.cost)
     if options.transcript is not None:
-        telemetry.transcript = TranscriptWriter(options.transcript)
+        telemetry.transcript = TranscriptWriter(
+            options.transcript, on_failure=options.transcript_failed
+        )
         observers.append(telemetry.transcript)
         steps.append(telemetry.transcript.close)
     telemetry.observers = tuple(observers)

@@ -42,6 +42,7 @@ from harness.events import (
     event_kind,
 )
 from harness.runtime import HarnessError
+from harness.telemetry.line_file import LineFile, LineFileFailed
 
 KIND_KEY = "kind"
 INTERRUPTED_KIND: Final = "interrupted"
@@ -97,19 +98,37 @@ def event_from_record(record: Mapping[str, Any]) -> Event:
 class TranscriptWriter:
     """Observer that appends each event to a JSON-lines file (or an open text stream)."""
 
-    def __init__(self, target: Path | IO[str], *, fsync: bool = False) -> None:
+    def __init__(
+        self,
+        target: Path | IO[str],
+        *,
+        fsync: bool = False,
+        on_failure: LineFileFailed | None = None,
+    ) -> None:
+        """``target``: a file (appended to; a ``LineFile``: a failed write cuts it back to
+        its last whole line, then ``on_failure`` is told once and later lines are counted
+        in ``dropped``, or, without ``on_failure``, the error is raised) or an open
+        stream, written and flushed per line."""
+        self._file: LineFile | None = None
+        self._stream: IO[str] | None = None
         if isinstance(target, Path):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._stream: IO[str] = target.open("a", encoding="utf-8")
-            self._owned = True
+            self._file = LineFile(target, append=True, on_failure=on_failure, fsync_each=fsync)
         else:
-            self._stream, self._owned = target, False
+            self._stream = target
         self._fsync = fsync
         self._lock = threading.Lock()
         self.written = 0
         # Session id -> whether a turn of it is open: what an interruption leaves unfinished.
         self._open_turns: dict[str, bool] = {}
         self._last_session: str | None = None
+
+    @property
+    def failure(self) -> OSError | None:
+        return self._file.failure if self._file is not None else None
+
+    @property
+    def dropped(self) -> int:
+        return self._file.dropped if self._file is not None else 0
 
     def on_event(self, event: Event) -> None:
         match event:
@@ -153,6 +172,10 @@ class TranscriptWriter:
     def _write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
         with self._lock:
+            if self._file is not None:
+                self.written += self._file.write(line.encode("utf-8"))
+                return
+            assert self._stream is not None
             self._stream.write(line)
             self._stream.flush()
             if self._fsync:
@@ -161,8 +184,8 @@ class TranscriptWriter:
 
     def close(self) -> None:
         with self._lock:
-            if self._owned and not self._stream.closed:
-                self._stream.close()
+            if self._file is not None:
+                self._file.close(sync=self._fsync)
 
 
 def iter_transcript(path: Path, *, strict: bool = False) -> Iterator[Event]:

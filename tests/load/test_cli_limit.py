@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.cli.load import MAX_TURNS
+from harness.cli.load_options import MAX_TURNS
 from harness.cli.load_template import template_from_scenario
 from harness.load import read_plan
 from harness.scenarios.limits import DEFAULT_LIMITS

@@ -45,7 +45,7 @@ WORKER = textwrap.dedent(
     observer = PrometheusObserver(registry, multiprocess=True)
     for event in worker_events(int(sys.argv[1])):
         observer.on_event(event)
-    LoadMetrics(registry).session_ended(completed=True)
+    LoadMetrics(registry).session_ended("completed")
     """
 )
 
