@@ -38,11 +38,14 @@ WIRE_CANNOT_TELL = {
 MERGED_AFTER_A_FAILED_TURN = {
     # A turn that failed leaves its user message unanswered, and Anthropic and Gemini merge
     # it with the next turn's into one user row. The wire reads that row as the failed
-    # turn's opener rewritten (``user_dropped``) and the two turns as one, so it counts a
-    # cut there with one turn fewer than the reference: the cut is still inferred at the
-    # request it shaped, on a turn boundary, with the breadcrumb.
+    # turn's opener rewritten (``user_dropped``), or, once older turns are cut, as a
+    # summary standing for them (a compaction the agent never made); it counts the two
+    # turns as one, so a cut there has other counts than the reference's. The cut is still
+    # inferred at the request it shaped, on a turn boundary, with the breadcrumb.
     "recovery-anthropic-failed-turn-then-good-turns",
     "recovery-gemini-failed-turn-then-good-turns",
+    "recovery-anthropic-oversized-turn-fails-then-short-turns-answer",
+    "recovery-gemini-oversized-turn-fails-then-short-turns-answer",
 }
 
 
@@ -226,7 +229,8 @@ UNANNOUNCED_CUTS = {
     [
         s
         for s in SCENARIOS
-        if s.scenario.driver == "agent" and s.scenario.id not in UNANNOUNCED_CUTS
+        if s.scenario.driver == "agent"
+        and s.scenario.id not in UNANNOUNCED_CUTS | MERGED_AFTER_A_FAILED_TURN
     ],
     ids=lambda s: s.scenario.id,
 )
