@@ -126,7 +126,7 @@ def pytest_collection_modifyitems(
     collected = list(node.collect())
     # Reported as collected, so the terminal's "collected N items" counts the battery too.
     config.hook.pytest_collectreport(
-        report=pytest.CollectReport(SUT_NODE, "passed", None, collected)
+        report=pytest.CollectReport(SUT_NODE, "passed", None, [*collected])
     )
     items.extend(collected)
 
