@@ -21,6 +21,12 @@ Fixtures::
 ``fake_provider`` builds a ``fakes.FakeProvider`` (steps as in a scenario's fake
 ``script``); ``agent`` builds a ``harness.agent.Agent`` wired to such fakes and publishing
 on ``event_bus``; ``event_recorder`` keeps every event published there, in order.
+
+``pytest --trimscope-sut "CMD"`` also collects the portable battery (the bundled library's
+portable scenarios, or those under ``--trimscope-sut-scenarios``) as items under the node
+``trimscope-sut``, run against the runtime ``CMD`` over the SUT protocol: PASS passes, a
+scenario the runtime cannot take is skipped with its reason, a violated invariant or a
+fault fails (``docs/sut-protocol.md``, "In pytest").
 """
 
 from __future__ import annotations
@@ -30,12 +36,13 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import pytest
 
 from harness.events import EventBus
 from harness.runtime import HarnessError
+from harness.scenarios.bundled import scenario_library
 from harness.scenarios.expect import check
 from harness.scenarios.fixtures import AgentFactory, FakeProviderFactory
 from harness.scenarios.limits import DEFAULT_LIMITS
@@ -43,6 +50,8 @@ from harness.scenarios.loader import LoadedScenario, ScenarioError, duplicate_id
 from harness.scenarios.runner import EventRecorder, run_scenario
 from harness.scenarios.source import SourceProblem, read_bytes
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S
+from harness.sut.battery_run import BatteryRun, failure_text, portable_battery
+from harness.sut.child import CommandError, resolve_command
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle
@@ -54,6 +63,11 @@ _SEEN: pytest.StashKey[dict[str, LoadedScenario]] = pytest.StashKey()
 
 
 TIMEOUT_INI = "trimscope_scenario_timeout"
+SUT_NODE: Final = "trimscope-sut"
+SUT_KEYWORD: Final = "trimscope_sut"
+"""Every battery item carries it: ``-k trimscope_sut`` selects the battery alone."""
+_SUT_BATTERY: pytest.StashKey[tuple[list[str], list[LoadedScenario]]] = pytest.StashKey()
+_SUT_RUN: pytest.StashKey[BatteryRun] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -62,10 +76,65 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "seconds one scenario file may run before it fails as a timeout",
         default=f"{DEFAULT_SCENARIO_TIMEOUT_S:g}",
     )
+    group = parser.getgroup("trimscope")
+    group.addoption(
+        "--trimscope-sut",
+        metavar="CMD",
+        default=None,
+        help="run the portable battery against the runtime CMD starts (it speaks the SUT"
+        " protocol, docs/sut-protocol.md): one item per scenario, under trimscope-sut",
+    )
+    group.addoption(
+        "--trimscope-sut-scenarios",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="scenario files or folders for --trimscope-sut (repeatable; default: the"
+        " bundled library); their portable scenarios are the battery",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     _timeout(config)  # a bad setting is a usage error before anything is collected
+    command = config.getoption("trimscope_sut")
+    if command is not None:  # checked here: a bad command or file runs nothing
+        config.stash[_SUT_BATTERY] = _sut_battery(config, command)
+
+
+def _sut_battery(config: pytest.Config, command: str) -> tuple[list[str], list[LoadedScenario]]:
+    try:
+        argv = resolve_command(command)
+    except CommandError as error:
+        raise pytest.UsageError(str(error).replace("--sut", "--trimscope-sut", 1)) from None
+    given = config.getoption("trimscope_sut_scenarios")
+    paths = [Path(p) for p in given] or [scenario_library()]
+    try:
+        return argv, portable_battery(paths)
+    except ScenarioError as error:
+        raise pytest.UsageError("\n".join(error.problems)) from None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they see the battery too
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    if _SUT_BATTERY not in config.stash:
+        return
+    argv, battery = config.stash[_SUT_BATTERY]
+    run = config.stash[_SUT_RUN] = BatteryRun(argv, _timeout(config))
+    node = SutBattery.from_parent(session, name=SUT_NODE, nodeid=SUT_NODE, battery=battery, run=run)
+    collected = list(node.collect())
+    # Reported as collected, so the terminal's "collected N items" counts the battery too.
+    config.hook.pytest_collectreport(
+        report=pytest.CollectReport(SUT_NODE, "passed", None, [*collected])
+    )
+    items.extend(collected)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    run = session.config.stash.get(_SUT_RUN, None)
+    if run is not None:
+        run.close()  # the runtime's process group reaped, the fake host stopped
 
 
 def _timeout(config: pytest.Config) -> float:
@@ -161,6 +230,53 @@ class ScenarioItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.loaded.id_line - 1, f"scenario {self.loaded.scenario.id}"
+
+
+# --- the portable battery against a runtime under test (--trimscope-sut) -------------
+
+
+class SutBattery(pytest.Collector):
+    """The ``trimscope-sut`` node: one item per portable scenario."""
+
+    def __init__(self, *, battery: list[LoadedScenario], run: BatteryRun, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.battery = battery
+        self.run = run
+
+    def collect(self) -> Iterator[SutItem]:
+        for loaded in self.battery:
+            yield SutItem.from_parent(self, name=loaded.scenario.id, loaded=loaded)
+
+
+class SutFailed(HarnessError, AssertionError):
+    """The runtime under test broke invariants on the scenario, or faulted."""
+
+
+class SutItem(pytest.Item):
+    def __init__(self, *, loaded: LoadedScenario, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.loaded = loaded
+        self.extra_keyword_matches.update({SUT_KEYWORD, *loaded.scenario.tags})
+
+    def runtest(self) -> None:
+        assert isinstance(self.parent, SutBattery)
+        outcome = self.parent.run.run(self.loaded)
+        if outcome.verdict == "SKIP":
+            pytest.skip(outcome.skipped_reason or "skipped")
+        if outcome.verdict != "PASS":
+            raise SutFailed(failure_text(outcome, self.loaded))
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: TracebackStyle | None = None,
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, SutFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.loaded.path, self.loaded.id_line - 1, f"{SUT_NODE} {self.loaded.scenario.id}"
 
 
 # --- fixtures for users' own tests ---------------------------------------------------

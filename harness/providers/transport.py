@@ -10,6 +10,7 @@ deterministic.
 from __future__ import annotations
 
 import abc
+import itertools
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -59,6 +60,14 @@ def utc_now() -> datetime:
 def new_call_id() -> str:
     """Id for a tool call whose wire format has none (Gemini, Ollama native)."""
     return f"call_{uuid.uuid4().hex[:24]}"
+
+
+def sequential_call_ids() -> IdFactory:
+    """Ids shaped like ``new_call_id``'s, numbered from 1: a scenario's run and the same
+    scenario through ``trimscope sut reference`` name a Gemini call alike, so their
+    requests can be compared row for row."""
+    numbers = itertools.count(1)
+    return lambda: f"call_{next(numbers):024x}"
 
 
 class HttpProviderClient(abc.ABC):

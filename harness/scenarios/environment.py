@@ -29,6 +29,7 @@ from harness.agent import (
 from harness.events import EventBus, Observer
 from harness.providers.anthropic import AnthropicClient
 from harness.providers.factory import make_client
+from harness.providers.transport import sequential_call_ids
 from harness.runtime import (
     ChatMessage,
     HistoryPruning,
@@ -195,6 +196,7 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
             base_url=base + path,
             api_key=SCENARIO_API_KEY,
             provider_name=ref,
+            id_factory=sequential_call_ids(),
         )
         if isinstance(client, AnthropicClient):
             client.cache_breakpoints = spec.cache_breakpoints

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from fakes.log import Exchange
 from fakes.rows import Row
 from harness.agent import DEFAULT_SENDER, open_session
 from harness.scenarios.environment import build_environment
@@ -19,22 +21,41 @@ from harness.sut.drive import user_texts
 from harness.sut.portable import not_portable
 
 
-async def reference_requests(scenario: Scenario) -> list[tuple[Row, ...]]:
-    """Every generation request of the scenario's single fake, in order, as its rows."""
+@dataclass(frozen=True, slots=True)
+class ReferenceRun:
+    """The in-process reference on one scenario: what its fake logged, and which turns
+    (1-based) ended in an error, of how many."""
+
+    exchanges: tuple[Exchange, ...]
+    failed_turns: tuple[int, ...]
+    turns: int
+
+
+async def reference_run(scenario: Scenario) -> ReferenceRun:
+    """The scenario's turns through the reference agent, its single fake's log kept."""
     env = build_environment(scenario)
     driver = open_session(env.session_spec())
+    texts = user_texts(scenario.conversation)
+    failed: list[int] = []
     try:
-        for text in user_texts(scenario.conversation):
+        for number, text in enumerate(texts, start=1):
             # A failed turn is part of the scenario, as in `run`: the next one still runs.
-            with contextlib.suppress(Exception):
+            try:
                 await driver.send(text, sender=DEFAULT_SENDER)
+            except Exception:
+                failed.append(number)
             # In-process fakes answer without suspending: yield once a turn, so the run's
             # loop also serves the runtime under test while this one computes.
             await asyncio.sleep(0)
     finally:
         await env.aclose()
     fake = next(iter(env.fakes.values()))
-    return [exchange.rows for exchange in fake.log.calls()]
+    return ReferenceRun(tuple(fake.log.calls()), tuple(failed), len(texts))
+
+
+async def reference_requests(scenario: Scenario) -> list[tuple[Row, ...]]:
+    """Every generation request of the scenario's single fake, in order, as its rows."""
+    return [exchange.rows for exchange in (await reference_run(scenario)).exchanges]
 
 
 class References:

@@ -13,7 +13,6 @@ regenerated and compared.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import sys
@@ -23,13 +22,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from fakes.log import Exchange
-from fakes.rows import Row
 from harness.interrupt import StopRequest
 from harness.scenarios.loader import LoadedScenario
-from harness.sut.inprocess import References
 from harness.sut.judge import INVARIANTS
 from harness.sut.portable import not_portable
-from harness.sut.suite import SutOutcome, SutSuite, run_sut_suite
+from harness.sut.suite import JudgedSession, SutOutcome, SutSuite, run_sut_suite
 
 FAULTS: Final = ("TIMEOUT", "CRASH", "PROTOCOL")
 EXCERPT_CHARS: Final = 100
@@ -76,29 +73,6 @@ def argv_of(entry: Entry, root: Path) -> list[str]:
         return [program, "sut", "reference"]
     program, *rest = entry.command
     return [str(root / program), *(str(root / w) if w.endswith(".py") else w for w in rest)]
-
-
-class _NoReferences(References):
-    """The matrix compares runtimes with the invariants only: no in-process reference run."""
-
-    def start(self, loaded: Sequence[LoadedScenario]) -> None:
-        return None
-
-    def expected(self, item: LoadedScenario) -> asyncio.Future[list[tuple[Row, ...]]]:
-        future: asyncio.Future[list[tuple[Row, ...]]] = asyncio.get_running_loop().create_future()
-        future.set_result([])
-        return future
-
-
-@dataclass
-class _RecordingSuite(SutSuite):
-    """A suite that keeps each scenario's exchanges, to quote the failing requests."""
-
-    sent: dict[str, list[Exchange]] = field(default_factory=dict)
-
-    def _judged(self, item: LoadedScenario, worker: Any, **kwargs: Any) -> SutOutcome:
-        self.sent[item.scenario.id] = list(kwargs["exchanges"])
-        return super()._judged(item, worker, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -218,16 +192,22 @@ def run_entry(
     row = Row_(entry)
     if entry.missing is not None:
         return row
-    suite = _RecordingSuite(
+    sent: dict[str, list[Exchange]] = {}
+
+    def keep_requests(session: JudgedSession) -> None:  # to quote the failing ones
+        sent[session.item.scenario.id] = list(session.exchanges)
+
+    suite = SutSuite(
         argv_of(entry, root),
         op_timeout_s=op_timeout_s,
         scenario_timeout_s=scenario_timeout_s,
-        references=_NoReferences(),
+        observers=[keep_requests],
+        references=None,  # the matrix compares runtimes by the invariants only
     )
     outcomes = run_sut_suite(suite, loaded, lambda _: None, stop)
     if suite.hello is not None:
         row.name, row.version = suite.hello.name, suite.hello.version
-    _tally(row, outcomes, suite.sent)
+    _tally(row, outcomes, sent)
     return row
 
 

@@ -31,6 +31,7 @@ from harness.agent import (
 from harness.events import Event, EventBus, HistoryTrimmed, RecoveryAttempted
 from harness.providers.errors import ContextWindowExceeded, ProviderError
 from harness.providers.factory import make_client
+from harness.providers.transport import sequential_call_ids
 from harness.runtime import ProviderProfile, RuntimeProfile, ToolSpec
 from harness.runtime.errors import ContextCapacityExceeded
 from harness.sut.adapter import Adapter, Callbacks, Session, TurnFailed, Unsupported
@@ -91,6 +92,7 @@ class ReferenceRuntime:
             base_url=provider["base_url"],
             api_key=provider["api_key"],
             provider_name=ref,
+            id_factory=sequential_call_ids(),
         )
         profile = ProviderProfile(provider["model"], opened["context_window"])
         config = LoopConfig(

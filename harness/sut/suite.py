@@ -63,17 +63,38 @@ class SutOutcome:
     duration_s: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class JudgedSession:
+    """One scenario's session as it was judged: what a ``SessionObserver`` is given.
+    ``exchanges`` are the fake's log (each request the runtime sent, as received, and the
+    answer), ``driven`` the protocol side (turns, events), ``outcome`` the verdict."""
+
+    item: LoadedScenario
+    opening: Open
+    driven: Driven
+    exchanges: tuple[Exchange, ...]
+    outcome: SutOutcome
+
+
+SessionObserver: TypeAlias = Callable[[JudgedSession], None]
+"""Called once per judged session (PASS or FAIL), in the run's loop: keep it quick."""
+
+
 @dataclass
 class SutSuite:
     argv: list[str]
     op_timeout_s: float = DEFAULT_OP_TIMEOUT_S
     scenario_timeout_s: float = DEFAULT_SCENARIO_TIMEOUT_S
     workers: int = DEFAULT_WORKERS
+    observers: Sequence[SessionObserver] = ()
+    """Given each judged session (``trimscope matrix`` keeps the requests it quotes)."""
     hello: RuntimeHello | None = None
     """The first hello any process gave (the JSON's ``sut``)."""
     _broken: RuntimeFault | None = None
     host: FakeHost = field(default_factory=FakeHost)
-    references: References = field(default_factory=References)
+    references: References | None = field(default_factory=References)
+    """The in-process reference, for the identical-request counts; ``None``: not run
+    (the counts are then zero)."""
 
     async def run_one(self, item: LoadedScenario, index: int, worker: Worker) -> SutOutcome:
         reason = not_portable(item.scenario)
@@ -127,50 +148,47 @@ class SutSuite:
         if driven.unsupported is not None:
             reason = f"the runtime said unsupported: {driven.unsupported}"
             return SutOutcome(item.path, scenario.id, "SKIP", skipped_reason=reason)
-        expected = await _settled(self.references.expected(item))
-        outcome = self._judged(
-            item,
-            worker,
-            opening=opening,
-            driven=driven,
-            exchanges=fake.log.calls(),
-            expected=expected,
-        )
-        return replace(outcome, duration_s=time.perf_counter() - started)
-
-    def _judged(
-        self,
-        item: LoadedScenario,
-        worker: Worker,
-        *,
-        opening: Open,
-        driven: Driven,
-        exchanges: Sequence[Exchange],
-        expected: list[tuple[Row, ...]],
-    ) -> SutOutcome:
-        """The verdict from the fake's log (and, once merged, the wire's findings)."""
-        scenario = item.scenario
-        calls = tuple(
-            Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status,
-                 refused=e.detail if not e.rows and e.status >= ERROR_STATUS else "")
-            for n, (e, turn) in enumerate(zip(exchanges, driven.turn_of_call, strict=False), 1)
-        )  # fmt: skip
-        log = SessionLog(scenario.system_prompt, opening.context_window, tuple(driven.turns), calls)
-        trims = sum(event.kind == "trim" for event in driven.events)
-        seen = findings(wire_of(scenario), scenario.id, exchanges)
+        expected = [] if self.references is None else await _settled(self.references.expected(item))
+        exchanges = tuple(fake.log.calls())
         reports_events = worker.hello is not None and "events" in worker.hello.features
-        violations = judge_session(log) + judge_findings(seen, trims, reports_events=reports_events)
-        return SutOutcome(
-            item.path,
-            scenario.id,
-            "FAIL" if violations else "PASS",
-            violations=tuple(violations),
-            requests=len(calls),
-            identical=sum(c.rows == rows for c, rows in zip(calls, expected, strict=False)),
-            reference_requests=len(expected),
-            overflows=sum(c.outcome == "overflow" for c in calls),
-            trims=max(trims, sum(f.kind == "trim" for f in seen)),
-        )
+        outcome = judge(item, opening, driven, exchanges, expected, reports_events=reports_events)
+        outcome = replace(outcome, duration_s=time.perf_counter() - started)
+        for observer in self.observers:
+            observer(JudgedSession(item, opening, driven, exchanges, outcome))
+        return outcome
+
+
+def judge(
+    item: LoadedScenario,
+    opening: Open,
+    driven: Driven,
+    exchanges: Sequence[Exchange],
+    expected: Sequence[tuple[Row, ...]],
+    *,
+    reports_events: bool,
+) -> SutOutcome:
+    """The verdict from the fake's log and the wire's findings (pure)."""
+    scenario = item.scenario
+    calls = tuple(
+        Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status,
+             refused=e.detail if not e.rows and e.status >= ERROR_STATUS else "")
+        for n, (e, turn) in enumerate(zip(exchanges, driven.turn_of_call, strict=False), 1)
+    )  # fmt: skip
+    log = SessionLog(scenario.system_prompt, opening.context_window, tuple(driven.turns), calls)
+    trims = sum(event.kind == "trim" for event in driven.events)
+    seen = findings(wire_of(scenario), scenario.id, exchanges)
+    violations = judge_session(log) + judge_findings(seen, trims, reports_events=reports_events)
+    return SutOutcome(
+        item.path,
+        scenario.id,
+        "FAIL" if violations else "PASS",
+        violations=tuple(violations),
+        requests=len(calls),
+        identical=sum(c.rows == rows for c, rows in zip(calls, expected, strict=False)),
+        reference_requests=len(expected),
+        overflows=sum(c.outcome == "overflow" for c in calls),
+        trims=max(trims, sum(f.kind == "trim" for f in seen)),
+    )
 
 
 async def _settled(expected: asyncio.Future[list[tuple[Row, ...]]]) -> list[tuple[Row, ...]]:
@@ -209,7 +227,8 @@ def run_sut_suite(
                 progress(outcome)
 
         await suite.host.start()
-        suite.references.start(loaded)
+        if suite.references is not None:
+            suite.references.start(loaded)
         every = asyncio.gather(*(serve(worker) for worker in workers))
 
         def cancel() -> None:  # from the signal handler: through the loop's self-pipe
@@ -222,7 +241,8 @@ def run_sut_suite(
             if not stop.requested:
                 raise
         finally:
-            await suite.references.stop()
+            if suite.references is not None:
+                await suite.references.stop()
             await asyncio.gather(*(worker.close() for worker in workers))
             await suite.host.stop()
         return [finished[index] for index in sorted(finished)]

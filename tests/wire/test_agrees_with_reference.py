@@ -35,6 +35,18 @@ WIRE_CANNOT_TELL = {
     # the trim test holds every scenario of the library, this one included.)
     "breadcrumb-text-typed-by-user-is-a-real-turn",
 }
+MERGED_AFTER_A_FAILED_TURN = {
+    # A turn that failed leaves its user message unanswered, and Anthropic and Gemini merge
+    # it with the next turn's into one user row. The wire reads that row as the failed
+    # turn's opener rewritten (``user_dropped``), or, once older turns are cut, as a
+    # summary standing for them (a compaction the agent never made); it counts the two
+    # turns as one, so a cut there has other counts than the reference's. The cut is still
+    # inferred at the request it shaped, on a turn boundary, with the breadcrumb.
+    "recovery-anthropic-failed-turn-then-good-turns",
+    "recovery-gemini-failed-turn-then-good-turns",
+    "recovery-anthropic-oversized-turn-fails-then-short-turns-answer",
+    "recovery-gemini-oversized-turn-fails-then-short-turns-answer",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +169,8 @@ def disagreements(want: Expected, cuts: Sequence[Finding], scenario: str) -> lis
     tokens = (cut.tokens_before, cut.tokens_after) != (last.tokens_before, last.tokens_after)
     if budget and tokens and scenario not in TOKENS_DIFFER:
         problems.append(f"tokens {cut.tokens_before}/{cut.tokens_after}")
+    if scenario in MERGED_AFTER_A_FAILED_TURN:  # the wire's turn count differs, see there
+        problems = [p for p in problems if p != "counts" and not p.startswith("tokens")]
     return problems
 
 
@@ -215,7 +229,8 @@ UNANNOUNCED_CUTS = {
     [
         s
         for s in SCENARIOS
-        if s.scenario.driver == "agent" and s.scenario.id not in UNANNOUNCED_CUTS
+        if s.scenario.driver == "agent"
+        and s.scenario.id not in UNANNOUNCED_CUTS | MERGED_AFTER_A_FAILED_TURN
     ],
     ids=lambda s: s.scenario.id,
 )
@@ -257,6 +272,8 @@ def test_the_reference_agents_requests_are_well_formed_on_their_wire(
     wanted = BROKEN | MISSING
     if loaded.scenario.id in WIRE_CANNOT_TELL:
         wanted = BROKEN
+    if loaded.scenario.id in MERGED_AFTER_A_FAILED_TURN:
+        wanted = BROKEN | MISSING - {"user_dropped"}
     if loaded.scenario.id in PROVIDER_STATE:  # a summary block may stand first
         wanted = BROKEN - {"turn_order"}
     found = [(c.index, f.kind, f.detail) for c in calls for f in c.findings if f.kind in wanted]

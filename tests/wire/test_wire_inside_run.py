@@ -37,6 +37,16 @@ ATTEMPTS = {
     # on the wire (a cut the proxy sees), while the rows replay keeps a call's first attempt.
     "recovery-provider-wrapper-halves-request",
 }
+RETRIED = {
+    # A rate limit the agent retries: each HTTP attempt is a request in the bytes, while
+    # the rows replay keeps one call per dispatch, so the bytes number every later call
+    # one more. The cuts are the same, in the same order.
+    "classifier-anthropic-lookalike-mid-session-trims-nothing",
+    "classifier-cohere-lookalike-mid-session-trims-nothing",
+    "classifier-gemini-lookalike-mid-session-trims-nothing",
+    "classifier-ollama-lookalike-mid-session-trims-nothing",
+    "classifier-openai-lookalike-mid-session-trims-nothing",
+}
 Cut = tuple[int, str, int | None, int | None]
 
 
@@ -54,7 +64,7 @@ def _both(loaded: LoadedScenario) -> tuple[list[Finding], list[Finding]]:
 
 @pytest.mark.parametrize(
     "loaded",
-    [s for s in SCENARIOS if s.scenario.id not in PROVIDER_ITEMS | ATTEMPTS | MISPAIRED],
+    [s for s in SCENARIOS if s.scenario.id not in PROVIDER_ITEMS | ATTEMPTS | MISPAIRED | RETRIED],
     ids=lambda s: s.scenario.id,
 )
 def test_the_fakes_bytes_show_the_cuts_their_rows_show(loaded: LoadedScenario) -> None:
@@ -101,3 +111,19 @@ def test_where_the_replay_mispairs_the_bytes_show_the_reference_trims(
     ]
     seen = [(f.dropped_messages, f.kept_turns) for f in result.wire_findings if f.kind == "trim"]
     assert seen == announced
+
+
+@pytest.mark.parametrize(
+    "loaded", [s for s in SCENARIOS if s.scenario.id in RETRIED], ids=lambda s: s.scenario.id
+)
+def test_after_a_retried_rate_limit_the_bytes_show_the_same_cuts_one_call_later(
+    loaded: LoadedScenario,
+) -> None:
+    from_bytes, from_rows = _cuts_of(*_both(loaded))
+    assert from_rows, "the scenario trims after its rate limit"
+    assert [c[1:] for c in from_bytes] == [c[1:] for c in from_rows]
+    assert [c[0] for c in from_bytes] == [c[0] + 1 for c in from_rows]
+
+
+def _cuts_of(*findings: Sequence[Finding]) -> tuple[list[Cut], ...]:
+    return tuple(_cuts(f) for f in findings)
