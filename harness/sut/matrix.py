@@ -50,11 +50,14 @@ class Entry:
 
 
 def default_entries(root: Path) -> list[Entry]:
-    """The reference, then LangChain (two configurations) and LiteLLM (one)."""
+    """The reference, then each field runtime in each of its adapter's configurations."""
     entries = [Entry("trimscope-reference", "default", ["trimscope", "sut", "reference"])]
     field_runtimes = (
         ("langchain", "langchain_trim.py", ("last", "last-start-on-human")),
         ("litellm", "litellm_trim.py", ("default",)),
+        ("pydantic-ai", "pydantic_ai_history.py", ("keep-recent", "last-message")),
+        ("openai-agents", "openai_agents_session.py", ("session-limit", "responses-compaction")),
+        ("google-adk", "adk_compaction.py", ("sliding-window", "token-threshold")),
     )
     for runtime, program, configs in field_runtimes:
         venv = Path(".tools") / f"field-{runtime}"
@@ -254,9 +257,11 @@ def render(rows: Sequence[Row_], scenarios: int) -> str:
         " fakes; a scenario it cannot take (another wire, a feature it lacks) is skipped.",
         "An invariant's cell is `kept/broken` over the judged scenarios (PASS or FAIL);"
         " `timeout`, `crash` and `protocol` count scenarios with that verdict. A field"
-        " adapter trims with its runtime's own trimmer to `budget_tokens` (or, without"
-        " one, to the whole window) and has no recovery of its own: an overflow ends the"
-        " turn with `error` (`adapters/`).",
+        " adapter manages history with its runtime's own means, configured as its docs"
+        " write them (each adapter's docstring, `adapters/`), and adds no recovery: an"
+        " overflow ends the turn with `error`. LangChain and LiteLLM trim to"
+        " `budget_tokens` (or, without one, to the whole window); the others declare no"
+        " `budget` feature, so scenarios with a budget are skipped for them.",
         "",
         "| runtime | configuration | version | judged | skipped | " + " | ".join(columns) + " |",
         "| --- | --- | --- | ---: | ---: | " + " | ".join("---:" for _ in columns) + " |",
