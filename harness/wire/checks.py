@@ -55,7 +55,7 @@ def _results_before_calls(body: Sequence[RowPrint]) -> list[Issue]:
     # for the function's name, so one name may be called (and answered) in several turns.
     issues: list[Issue] = []
     anywhere = {call for row in body for call in row.calls}
-    earlier: set[str] = set()
+    earlier: set[int] = set()
     for index, row in enumerate(body):
         answers = row.answers
         if answers is not None and answers in anywhere and answers not in earlier:
