@@ -17,6 +17,12 @@ def test_a_runtime_whose_venv_is_missing_is_listed_as_not_installed_not_run(
         ("langchain", "last"),
         ("langchain", "last-start-on-human"),
         ("litellm", "default"),
+        ("pydantic-ai", "keep-recent"),
+        ("pydantic-ai", "last-message"),
+        ("openai-agents", "session-limit"),
+        ("openai-agents", "responses-compaction"),
+        ("google-adk", "sliding-window"),
+        ("google-adk", "token-threshold"),
     ]
     assert entries[0].missing is None
     missing = entries[1:]
@@ -25,6 +31,6 @@ def test_a_runtime_whose_venv_is_missing_is_listed_as_not_installed_not_run(
         run_entry(e, tmp_path, [], op_timeout_s=1, scenario_timeout_s=1, stop=StopRequest())
         for e in missing
     ]
-    assert [(r.judged, r.skipped, r.first) for r in rows] == [(0, 0, {})] * 3
+    assert [(r.judged, r.skipped, r.first) for r in rows] == [(0, 0, {})] * len(missing)
     document = render(rows, 0)
-    assert document.count("not installed (.tools/field-") == 3
+    assert document.count("not installed (.tools/field-") == len(missing) == 9
