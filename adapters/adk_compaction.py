@@ -34,6 +34,7 @@ is appended to ``sys.path`` so this venv imports it without the rest of trimscop
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -127,18 +128,24 @@ class AdkRuntime:
     async def on_user(self, session: Session, text: str) -> str:
         runner: Runner = session.state
         message = types.Content(role="user", parts=[types.Part(text=text)])
-        answer = ""
+        answer, failure = "", None
+        # Every event is read and the generator closed here, never left to the garbage
+        # collector: ADK's own end of the invocation (its compaction) then runs inside
+        # the turn, not concurrently with the next one.
+        events = runner.run_async(user_id=USER_ID, session_id=session.id, new_message=message)
         try:
-            async for event in runner.run_async(
-                user_id=USER_ID, session_id=session.id, new_message=message
-            ):
-                if event.error_message:
-                    raise TurnFailed("provider", event.error_message)
-                if event.is_final_response() and event.content and event.content.parts:
-                    answer = "".join(p.text or "" for p in event.content.parts if not p.thought)
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    if event.error_message and failure is None:
+                        failure = TurnFailed("provider", event.error_message)
+                    if event.is_final_response() and event.content and event.content.parts:
+                        parts = event.content.parts
+                        answer = "".join(p.text or "" for p in parts if not p.thought)
         except errors.APIError as error:
             kind = "overflow" if OVERFLOW_HINT in str(error) else "provider"
             raise TurnFailed(kind, str(error)) from error
+        if failure is not None:
+            raise failure
         return answer
 
 

@@ -133,7 +133,12 @@ def _short(text: str, limit: int = EXCERPT_CHARS) -> str:
 def _message_line(message: Any) -> str:
     if not isinstance(message, dict):
         return _short(json.dumps(message))
-    shown: dict[str, Any] = {"role": message.get("role")}
+    shown: dict[str, Any] = {"role": message.get("role") or message.get("type")}
+    if isinstance(message.get("parts"), list):  # Gemini: text, calls and responses as parts
+        return json.dumps({**shown, "parts": _gemini_parts(message["parts"])}, ensure_ascii=False)
+    if message.get("call_id"):  # Responses: a function_call or its output
+        shown["call_id"] = message["call_id"]
+        shown.update({k: _short(str(message[k])) for k in ("name", "output") if k in message})
     content = message.get("content")
     if isinstance(content, list):  # parts: their text, joined
         content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
@@ -146,6 +151,19 @@ def _message_line(message: Any) -> str:
     if message.get("tool_call_id"):
         shown["tool_call_id"] = message["tool_call_id"]
     return json.dumps(shown, ensure_ascii=False)
+
+
+def _gemini_parts(parts: list[Any]) -> list[str]:
+    shown = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str):
+            shown.append(_short(part["text"]))
+        for kind in ("functionCall", "functionResponse"):
+            if isinstance(part.get(kind), dict):
+                shown.append(f"{kind} {part[kind].get('name')}")
+    return shown
 
 
 def request_excerpt(exchange: Exchange) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fakes.log import Exchange
+from fakes.rows import JSONValue
 from harness.interrupt import StopRequest
-from harness.sut.matrix import default_entries, render, run_entry
+from harness.sut.matrix import default_entries, render, request_excerpt, run_entry
 
 
 def test_a_runtime_whose_venv_is_missing_is_listed_as_not_installed_not_run(
@@ -34,3 +36,32 @@ def test_a_runtime_whose_venv_is_missing_is_listed_as_not_installed_not_run(
     assert [(r.judged, r.skipped, r.first) for r in rows] == [(0, 0, {})] * len(missing)
     document = render(rows, 0)
     assert document.count("not installed (.tools/field-") == len(missing) == 9
+
+
+def _sent(body: JSONValue) -> Exchange:
+    return Exchange(
+        call_index=0, method="POST", path="/", request_headers={}, request_body=body,
+        counter="heuristic", window=100, tokens=None, outcome="ok", status=200,
+        response_headers={}, response_body={},
+    )  # fmt: skip
+
+
+def test_an_excerpt_shows_gemini_parts_and_responses_function_items() -> None:
+    gemini = {"contents": [
+        {"role": "model", "parts": [{"text": "Summary."}]},
+        {"role": "model", "parts": [{"text": "x"}, {"functionCall": {"name": "lookup"}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "lookup", "response": {}}}]},
+    ]}  # fmt: skip
+    assert request_excerpt(_sent(gemini)).splitlines() == [
+        '{"role": "model", "parts": ["Summary."]}',
+        '{"role": "model", "parts": ["x", "functionCall lookup"]}',
+        '{"role": "user", "parts": ["functionResponse lookup"]}',
+    ]
+    responses = {"input": [
+        {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "found"},
+    ]}  # fmt: skip
+    assert request_excerpt(_sent(responses)).splitlines() == [
+        '{"role": "function_call", "call_id": "c1", "name": "lookup"}',
+        '{"role": "function_call_output", "call_id": "c1", "output": "found"}',
+    ]
