@@ -1,11 +1,11 @@
-"""``trimscope matrix`` without the field venvs: their rows say not installed, nothing runs."""
+"""``trimscope matrix``: rows of runtimes whose venv is missing, and the request excerpts."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fakes.log import Exchange
-from fakes.rows import JSONValue
 from harness.interrupt import StopRequest
 from harness.sut.matrix import default_entries, render, request_excerpt, run_entry
 
@@ -38,10 +38,10 @@ def test_a_runtime_whose_venv_is_missing_is_listed_as_not_installed_not_run(
     assert document.count("not installed (.tools/field-") == len(missing) == 9
 
 
-def _sent(body: JSONValue) -> Exchange:
+def _sent(body: Any) -> Exchange:
     return Exchange(
         call_index=0, method="POST", path="/", request_headers={}, request_body=body,
-        counter="heuristic", window=100, tokens=None, outcome="ok", status=200,
+        counter="heuristic", window=100, tokens=None, outcome="reply", status=200,
         response_headers={}, response_body={},
     )  # fmt: skip
 
