@@ -36,8 +36,9 @@ unit: $(STAMP) $(LLAMA_STAMP)
 ts-tools:
 	@bash scripts/ensure-ts-tools.sh
 
-# The field's agent runtimes (LangChain, LiteLLM) the real-runtime tests drive through the
-# proxy, each pinned in a venv of its own (.tools/field-*); a no-op once installed.
+# The field's agent runtimes (LangChain, LiteLLM, pydantic-ai, the OpenAI Agents SDK, Google
+# ADK) the real-runtime tests and `trimscope matrix` drive, each pinned in a venv of its own
+# (.tools/field-*); a no-op once installed.
 field-runtimes:
 	@bash scripts/install-field-runtimes.sh
 

@@ -2,7 +2,8 @@
 # Install the field's agent runtimes the real-runtime tests drive through the proxy, each
 # pinned, each in a venv of its own under .tools/field-NAME (git-ignored): their pins
 # conflict with each other and with the project's (LangChain wants openai 2.x to keep its
-# overflow detection; LiteLLM brings its own set). The test process never imports them; it
+# overflow detection; LiteLLM, pydantic-ai, the OpenAI Agents SDK and Google ADK bring their
+# own sets). The test process never imports them; it
 # runs the small programs in tests/field/ with each venv's python.
 #
 # Idempotent: a stamp naming the pins makes a second run a no-op. Installs only from the
@@ -34,3 +35,9 @@ install() {
 # message alone in str(error)); the pins are the set tried against the fakes.
 install langchain langchain-core==1.8.3 langchain-openai==1.8.1 openai==2.54.0
 install litellm litellm==1.110.2
+# pydantic-ai: the slim package with its OpenAI extra only (the adapter speaks the OpenAI
+# wires); the OpenAI Agents SDK; Google ADK (Gemini through google-genai). Measured here,
+# each from an empty venv: ~40 s and 115-140 MB.
+install pydantic-ai "pydantic-ai-slim[openai]==2.78.0"
+install openai-agents openai-agents==0.24.0
+install google-adk google-adk==2.13.0

@@ -47,11 +47,14 @@ class Entry:
 
 
 def default_entries(root: Path) -> list[Entry]:
-    """The reference, then LangChain (two configurations) and LiteLLM (one)."""
+    """The reference, then each field runtime in each of its adapter's configurations."""
     entries = [Entry("trimscope-reference", "default", ["trimscope", "sut", "reference"])]
     field_runtimes = (
         ("langchain", "langchain_trim.py", ("last", "last-start-on-human")),
         ("litellm", "litellm_trim.py", ("default",)),
+        ("pydantic-ai", "pydantic_ai_history.py", ("keep-recent", "last-message")),
+        ("openai-agents", "openai_agents_session.py", ("session-limit", "responses-compaction")),
+        ("google-adk", "adk_compaction.py", ("sliding-window", "token-threshold")),
     )
     for runtime, program, configs in field_runtimes:
         venv = Path(".tools") / f"field-{runtime}"
@@ -104,7 +107,12 @@ def _short(text: str, limit: int = EXCERPT_CHARS) -> str:
 def _message_line(message: Any) -> str:
     if not isinstance(message, dict):
         return _short(json.dumps(message))
-    shown: dict[str, Any] = {"role": message.get("role")}
+    shown: dict[str, Any] = {"role": message.get("role") or message.get("type")}
+    if isinstance(message.get("parts"), list):  # Gemini: text, calls and responses as parts
+        return json.dumps({**shown, "parts": _gemini_parts(message["parts"])}, ensure_ascii=False)
+    if message.get("call_id"):  # Responses: a function_call or its output
+        shown["call_id"] = message["call_id"]
+        shown.update({k: _short(str(message[k])) for k in ("name", "output") if k in message})
     content = message.get("content")
     if isinstance(content, list):  # parts: their text, joined
         content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
@@ -117,6 +125,19 @@ def _message_line(message: Any) -> str:
     if message.get("tool_call_id"):
         shown["tool_call_id"] = message["tool_call_id"]
     return json.dumps(shown, ensure_ascii=False)
+
+
+def _gemini_parts(parts: list[Any]) -> list[str]:
+    shown = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str):
+            shown.append(_short(part["text"]))
+        for kind in ("functionCall", "functionResponse"):
+            if isinstance(part.get(kind), dict):
+                shown.append(f"{kind} {part[kind].get('name')}")
+    return shown
 
 
 def request_excerpt(exchange: Exchange) -> str:
@@ -234,9 +255,11 @@ def render(rows: Sequence[Row_], scenarios: int) -> str:
         " fakes; a scenario it cannot take (another wire, a feature it lacks) is skipped.",
         "An invariant's cell is `kept/broken` over the judged scenarios (PASS or FAIL);"
         " `timeout`, `crash` and `protocol` count scenarios with that verdict. A field"
-        " adapter trims with its runtime's own trimmer to `budget_tokens` (or, without"
-        " one, to the whole window) and has no recovery of its own: an overflow ends the"
-        " turn with `error` (`adapters/`).",
+        " adapter manages history with its runtime's own means, configured as its docs"
+        " write them (each adapter's docstring, `adapters/`), and adds no recovery: an"
+        " overflow ends the turn with `error`. LangChain and LiteLLM trim to"
+        " `budget_tokens` (or, without one, to the whole window); the others declare no"
+        " `budget` feature, so scenarios with a budget are skipped for them.",
         "",
         "| runtime | configuration | version | judged | skipped | " + " | ".join(columns) + " |",
         "| --- | --- | --- | ---: | ---: | " + " | ".join("---:" for _ in columns) + " |",

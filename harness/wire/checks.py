@@ -51,12 +51,16 @@ def turn_order(wire: WireKind, rows: Sequence[RowPrint], *, whole: bool = True) 
 
 
 def _results_before_calls(body: Sequence[RowPrint]) -> list[Issue]:
+    # A result is judged against the calls before it: Gemini's ids are optional and stand
+    # for the function's name, so one name may be called (and answered) in several turns.
     issues: list[Issue] = []
-    positions = {call: i for i, row in enumerate(body) for call in row.calls}
+    anywhere = {call for row in body for call in row.calls}
+    earlier: set[int] = set()
     for index, row in enumerate(body):
-        call_at = positions.get(row.answers) if row.answers is not None else None
-        if call_at is not None and call_at > index:
+        answers = row.answers
+        if answers is not None and answers in anywhere and answers not in earlier:
             issues.append(("turn_order", f"body row {index}: a tool result before its call"))
+        earlier.update(row.calls)
     return issues
 
 

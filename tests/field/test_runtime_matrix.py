@@ -19,25 +19,39 @@ from harness.scenarios.bundled import scenario_library
 from harness.scenarios.loader import load_all
 from harness.sut.judge import INVARIANTS
 from harness.sut.matrix import default_entries, portable_scenarios, run_entry
+from tests.field.test_field_agent_runtimes import GOOGLE_ADK, OPENAI_AGENTS, PYDANTIC_AI
 from tests.field.test_field_runtimes import LANGCHAIN, LITELLM, ROOT, Runtime
 
 TRIMSCOPE = Path(sys.executable).with_name("trimscope")
 HELLO_TIMEOUT_S = 60
+OPENAI_CHAT = ["openai_chat"]
+OPENAI_BOTH = ["openai_chat", "openai_responses"]
+RESPONSES_FIRST = ["openai_responses", "openai_chat"]
+TRIMMERS = ["tools", "system", "budget"]
+"""Honour ``budget_tokens``: LangChain's and LiteLLM's trimmers, ADK's token threshold."""
+NO_BUDGET = ["tools", "system"]
 MATRIX_TIMEOUT_S = 600
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.mark.parametrize(
-    ("runtime", "program", "config"),
+    ("runtime", "program", "config", "wires", "features"),
     [
-        (LANGCHAIN, "langchain_trim.py", "last"),
-        (LANGCHAIN, "langchain_trim.py", "last-start-on-human"),
-        (LITELLM, "litellm_trim.py", "default"),
+        (LANGCHAIN, "langchain_trim.py", "last", OPENAI_CHAT, TRIMMERS),
+        (LANGCHAIN, "langchain_trim.py", "last-start-on-human", OPENAI_CHAT, TRIMMERS),
+        (LITELLM, "litellm_trim.py", "default", OPENAI_CHAT, TRIMMERS),
+        (PYDANTIC_AI, "pydantic_ai_history.py", "keep-recent", OPENAI_BOTH, NO_BUDGET),
+        (PYDANTIC_AI, "pydantic_ai_history.py", "last-message", OPENAI_BOTH, NO_BUDGET),
+        (OPENAI_AGENTS, "openai_agents_session.py", "session-limit", RESPONSES_FIRST, NO_BUDGET),
+        (OPENAI_AGENTS, "openai_agents_session.py", "responses-compaction", RESPONSES_FIRST,
+         NO_BUDGET),
+        (GOOGLE_ADK, "adk_compaction.py", "sliding-window", ["gemini"], NO_BUDGET),
+        (GOOGLE_ADK, "adk_compaction.py", "token-threshold", ["gemini"], TRIMMERS),
     ],
-)
+)  # fmt: skip
 def test_each_field_adapter_answers_hello_with_protocol_1_and_exits_on_bye(
-    runtime: Runtime, program: str, config: str
+    runtime: Runtime, program: str, config: str, wires: list[str], features: list[str]
 ) -> None:
     python = runtime.require()
     done = subprocess.run(
@@ -51,9 +65,9 @@ def test_each_field_adapter_answers_hello_with_protocol_1_and_exits_on_bye(
     hello = json.loads(lines[0])
     assert hello["op"] == "hello"
     assert hello["protocol"] == 1
-    assert hello["wires"] == ["openai_chat"]
+    assert hello["wires"] == wires
     assert config in hello["name"]
-    assert {"tools", "system", "budget"} <= set(hello["features"])
+    assert hello["features"] == features
 
 
 def test_the_reference_row_of_the_matrix_keeps_every_invariant() -> None:
@@ -73,8 +87,8 @@ def test_the_reference_row_of_the_matrix_keeps_every_invariant() -> None:
 def test_the_committed_runtime_matrix_is_what_trimscope_matrix_writes_today(
     tmp_path: Path,
 ) -> None:
-    LANGCHAIN.require()
-    LITELLM.require()
+    for runtime in (LANGCHAIN, LITELLM, PYDANTIC_AI, OPENAI_AGENTS, GOOGLE_ADK):
+        runtime.require()
     out = tmp_path / "runtime-matrix.md"
     done = subprocess.run(
         [str(TRIMSCOPE), "matrix", "--out", str(out), "--root", str(ROOT)],

@@ -222,6 +222,14 @@ def test_a_result_before_its_call_is_a_turn_order_on_every_wire() -> None:
     assert "turn_order" in kinds(feed(WireObserver(), [U[0], RESULT, CALL], wire="openai_chat"))
 
 
+def test_a_call_id_used_again_in_a_later_turn_is_no_result_before_its_call() -> None:
+    # Gemini without ids: ``functionCall.id`` is the function's name (Google ADK sends none),
+    # so the same id is called and answered in each turn; each result follows its own call.
+    twice = [U[0], CALL, RESULT, A[0], U[1], CALL, RESULT]
+    assert "turn_order" not in kinds(feed(WireObserver(), twice, wire="gemini"))
+    assert "turn_order" in kinds(feed(WireObserver(), [U[0], RESULT, CALL, RESULT], wire="gemini"))
+
+
 def test_gemini_wants_a_function_call_after_a_user_turn_and_its_response_right_after() -> None:
     after_model = [U[0], A[0], CALL, RESULT]
     assert "turn_order" in kinds(feed(WireObserver(), after_model, wire="gemini"))
