@@ -32,6 +32,10 @@ from fakes.wire.common import Invalid
 
 Handling: TypeAlias = Literal["honour", "ignore", "reject"]
 HANDLINGS: tuple[Handling, ...] = ("honour", "ignore", "reject")
+ForeignHistory: TypeAlias = Literal["opaque", "strict"]
+FOREIGN_HISTORIES: tuple[ForeignHistory, ...] = ("opaque", "strict")
+DEFAULT_FOREIGN_HISTORY: ForeignHistory = "opaque"
+"""A session recorded against the real provider resumes on the fake (docs/decisions.md)."""
 ANTHROPIC_FIELDS = ("context_management",)
 RESPONSES_FIELDS = ("truncation", "context_management")
 _FIELDS: dict[str, tuple[str, ...]] = {
@@ -51,10 +55,18 @@ class ProviderSide:
     thinks: bool = True
     """``False``: ``thinking`` is dropped (a proxy that strips what it does not know):
     no thinking block comes back."""
+    foreign_history: ForeignHistory = DEFAULT_FOREIGN_HISTORY
+    """What the fake does with provider-signed content it did not make itself (an
+    Anthropic ``thinking`` block's ``signature``, a Responses ``compaction`` item's
+    ``encrypted_content``): ``opaque`` accepts it as the real API accepts its own;
+    ``strict`` refuses it (400) as the real API refuses content it did not sign. The
+    fake's own content is checked either way: an edited block is a 400."""
 
     def __post_init__(self) -> None:
         if self.handling not in HANDLINGS:
             raise ValueError(f"handling must be one of {', '.join(HANDLINGS)}")
+        if self.foreign_history not in FOREIGN_HISTORIES:
+            raise ValueError(f"foreign_history must be one of {', '.join(FOREIGN_HISTORIES)}")
 
 
 DEFAULT_PROVIDER_SIDE = ProviderSide()
@@ -88,7 +100,8 @@ def prepare(
     if not isinstance(body, dict) or wire not in _FIELDS:
         return Edited(body)
     # thinking is no context-management field: a gateway's handling leaves it alone
-    thought = check_thinking(body) if wire == "anthropic" and side.thinks else None
+    opaque = side.foreign_history == "opaque"
+    thought = check_thinking(body, opaque) if wire == "anthropic" and side.thinks else None
     present = _present(wire, body)
     if present and side.handling == "reject":
         raise Invalid(f"{present[0]}: Extra inputs are not permitted")
@@ -99,13 +112,13 @@ def prepare(
             body, headers, count, count_text, compaction_fails=side.compaction_fails
         )
         return Edited(outcome.body, anthropic=outcome, thinking=thought)
-    return _responses(body, count, window)
+    return _responses(body, count, window, opaque)
 
 
-def _responses(body: dict[str, Any], count: Counter, window: int) -> Edited:
+def _responses(body: dict[str, Any], count: Counter, window: int, opaque: bool) -> Edited:
     truncation = responses_context.truncation_of(body)
     threshold = responses_context.compact_threshold(body)
-    body = responses_context.read_compactions(body)
+    body = responses_context.read_compactions(body, opaque)
     compacted = None
     if threshold is not None:
         done = responses_context.compact(body, count, threshold)

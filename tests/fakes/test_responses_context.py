@@ -9,7 +9,9 @@ from fakes import FakeBehaviour, FakeProvider
 from fakes.answer import Answer
 from fakes.discovery import HANDLERS, DiscoveryRequest
 from fakes.provider_side import ProviderSide
+from fakes.responses_context import COMPACTION_PREFIX, FOREIGN_SUMMARY
 from fakes.wire.base import RequestContext
+from tests.fakes.shapes import fixture
 
 WINDOW = 1000
 
@@ -132,10 +134,23 @@ def test_the_compaction_item_is_reused_in_a_later_request() -> None:
     assert "summary" in later.rows[0].content
 
 
-def test_a_foreign_compaction_item_is_rejected() -> None:
-    item = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAA-not-ours"}
-    answer = send(fake(), {"model": "fake-model", "input": [item]})
+def test_a_foreign_compaction_item_is_rejected_when_strict() -> None:
+    item = fixture("foreign_history.json")["responses_compaction"]["item"]
+    answer = send(fake(foreign_history="strict"), {"model": "fake-model", "input": [item]})
     assert answer.status == 400
+
+
+def test_a_foreign_compaction_item_is_opaque_by_default() -> None:
+    item = fixture("foreign_history.json")["responses_compaction"]["item"]
+    user = {"role": "user", "content": "go on"}
+    answer = send(fake(), {"model": "fake-model", "input": [item, user]})
+    assert answer.status == 200
+    assert answer.rows[0].content == FOREIGN_SUMMARY
+
+
+def test_an_edited_compaction_item_of_the_fakes_is_rejected_even_when_opaque() -> None:
+    item = {"type": "compaction", "id": "cmp_1", "encrypted_content": COMPACTION_PREFIX + "!!"}
+    assert send(fake(), {"model": "fake-model", "input": [item]}).status == 400
 
 
 def test_a_bad_compact_threshold_is_a_400() -> None:

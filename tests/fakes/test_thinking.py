@@ -4,6 +4,7 @@ leaves thinking alone."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from fakes.answer import Answer
 from fakes.context_edits import COMPACT_BETA
 from fakes.thinking import INVALID_SIGNATURE, MIN_BUDGET_TOKENS, Thinking, add_events, sign
 from fakes.wire.base import StreamEvent
+from tests.fakes.shapes import fixture
 from tests.fakes.test_context_edits import (
     BETA,
     body,
@@ -96,9 +98,36 @@ def test_a_thinking_block_the_fake_did_not_sign_is_refused(text: str, forged: st
         {"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]},
         {"role": "user", "content": "b"},
     ]
-    answer = send(fake(), ask(history))
+    answer = send(fake(foreign_history="strict"), ask(history))
     assert answer.status == 400
     assert message(answer) == INVALID_SIGNATURE.format(message=1, block=0)
+
+
+def _history(block: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "b"},
+    ]
+
+
+def test_a_block_the_real_api_signed_is_taken_as_opaque_by_default() -> None:
+    real = fixture("foreign_history.json")["anthropic_thinking"]["block"]
+    assert send(fake(), ask(_history(real), thinking=ENABLED)).status == 200
+    refused = send(fake(foreign_history="strict"), ask(_history(real), thinking=ENABLED))
+    assert refused.status == 400
+
+
+@given(text=st.text(max_size=60), digest=st.binary(min_size=32, max_size=32))
+def test_a_block_signed_in_the_fakes_form_is_checked_even_when_opaque(
+    text: str, digest: bytes
+) -> None:
+    forged = base64.b64encode(digest).decode("ascii")
+    if forged == sign(text):
+        return
+    block = {"type": "thinking", "thinking": text, "signature": forged}
+    answer = send(fake(), ask(_history(block)))
+    assert answer.status == 400  # an edited block of the fake's own is still refused
 
 
 def test_a_gateway_that_drops_context_management_still_thinks() -> None:
