@@ -27,6 +27,7 @@ from fakes.answer import Answer
 from fakes.anthropic_compaction import with_iterations
 from fakes.rows import JSONValue
 from fakes.thinking import Thinking, add_block, add_events, check_thinking
+from fakes.wire.anthropic_shape import place_ping
 from fakes.wire.base import StreamEvent
 from fakes.wire.common import Invalid
 
@@ -152,29 +153,24 @@ def _anthropic_body(body: dict[str, Any], outcome: context_edits.Outcome) -> dic
 def _anthropic_events(
     events: tuple[StreamEvent, ...], outcome: context_edits.Outcome
 ) -> tuple[StreamEvent, ...]:
-    """Streaming: the compaction block comes first, whole, in its ``content_block_start``
-    (the fake's simplification); ``message_delta`` carries ``context_management`` and,
+    """Streaming: the compaction block comes first, its summary in one
+    ``compaction_delta`` (``Compaction.events``); ``message_delta`` carries ``context_management`` and,
     after a compaction, ``usage.iterations`` (the message step's input counts are
     ``message_start``'s)."""
     compaction = outcome.compaction
     out: list[StreamEvent] = []
     started: dict[str, Any] = {}  # message_start's message: its model and input usage
+    announced = False
     for event in events:
         data = event.data if isinstance(event.data, dict) else None
         kind = data.get("type") if data else None
         if data is not None and kind == "message_start":
             message = data.get("message")
             started = message if isinstance(message, dict) else {}
-        if data is not None and kind == "message_start" and compaction is not None:
-            out.append(event)
-            block: JSONValue = {"type": "content_block_start", "index": 0}
-            assert isinstance(block, dict)
-            block["content_block"] = compaction.block()
-            out.append(StreamEvent(block, event="content_block_start"))
-            out.append(
-                StreamEvent({"type": "content_block_stop", "index": 0}, "content_block_stop")
-            )
-            continue
+        opens = str(kind).startswith("content_block") or kind == "message_delta"
+        if data is not None and opens and compaction is not None and not announced:
+            out += compaction.events()  # before the answer's first block, after the ping
+            announced = True
         if data is not None and str(kind).startswith("content_block") and compaction is not None:
             if compaction.pause:
                 continue
@@ -253,7 +249,16 @@ def _renumbered(events: list[StreamEvent]) -> list[StreamEvent]:
 
 
 def decorate(answer: Answer, edited: Edited | None) -> Answer:
-    """Add what the provider reports about its edits to a successful answer."""
+    """Add what the provider reports about its edits to a successful answer; a stream's
+    opening ``ping`` then goes where Anthropic sends it (``place_ping``): the blocks
+    added here come before it."""
+    decorated = _decorated(answer, edited)
+    if decorated.events is None or decorated.raw is not None:
+        return decorated
+    return replace(decorated, events=place_ping(decorated.events))
+
+
+def _decorated(answer: Answer, edited: Edited | None) -> Answer:
     if edited is None or answer.status != 200 or answer.raw is not None:
         return answer
     if edited.thinking is not None and isinstance(answer.body, dict):

@@ -257,6 +257,7 @@ def test_compaction_reports_its_own_iteration_beside_the_answers() -> None:
         "output_tokens": step["output_tokens"],
         "cache_read_input_tokens": 0,
         "cache_creation_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
     }
     assert 0 < step["output_tokens"] < 100  # the summary, not the prompt
     # the answer's step is the top-level usage, which leaves the compaction out
@@ -267,6 +268,7 @@ def test_compaction_reports_its_own_iteration_beside_the_answers() -> None:
             "output_tokens",
             "cache_read_input_tokens",
             "cache_creation_input_tokens",
+            "cache_creation",
         )
     }
     assert usage["input_tokens"] < step["input_tokens"]
