@@ -25,7 +25,6 @@ from typing import Any, Literal, TypeAlias
 from fakes import context_edits, responses_context
 from fakes.answer import Answer
 from fakes.anthropic_compaction import with_iterations
-from fakes.rows import JSONValue
 from fakes.thinking import Thinking, add_block, add_events, check_thinking
 from fakes.wire.anthropic_shape import place_ping
 from fakes.wire.base import StreamEvent
@@ -154,9 +153,9 @@ def _anthropic_events(
     events: tuple[StreamEvent, ...], outcome: context_edits.Outcome
 ) -> tuple[StreamEvent, ...]:
     """Streaming: the compaction block comes first, its summary in one
-    ``compaction_delta`` (``Compaction.events``); ``message_delta`` carries ``context_management`` and,
-    after a compaction, ``usage.iterations`` (the message step's input counts are
-    ``message_start``'s)."""
+    ``compaction_delta`` (``Compaction.events``); ``message_delta`` carries
+    ``context_management`` and, after a compaction, ``usage.iterations`` (the message
+    step's input counts are ``message_start``'s)."""
     compaction = outcome.compaction
     out: list[StreamEvent] = []
     started: dict[str, Any] = {}  # message_start's message: its model and input usage

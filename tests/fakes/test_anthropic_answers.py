@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 from fakes import ScriptedToolCall, call_tools
-from fakes.wire.base import RequestContext
 from fakes.context_edits import COMPACT_BETA
+from fakes.wire.base import RequestContext
 from tests.fakes.shapes import fixture, key_paths
 from tests.fakes.test_context_edits import BIG, body, compact, fake, obj, send
 
@@ -50,7 +50,8 @@ def test_one_oversized_message_is_compacted_and_answered_from_the_summary() -> N
     assert key_paths(message["usage"]) - {MODEL_KEY} == set(real["usage_paths"])
     step, answered = message["usage"]["iterations"]
     assert answered["input_tokens"] < step["input_tokens"]  # the answer read the summary only
-    assert answer.tokens is not None and answer.tokens.total < 1_000
+    assert answer.tokens is not None
+    assert answer.tokens.total < 1_000
 
 
 def test_one_oversized_message_streams_its_summary_in_a_compaction_delta() -> None:
@@ -60,7 +61,8 @@ def test_one_oversized_message_streams_its_summary_in_a_compaction_delta() -> No
     assert events[1]["content_block"] == real["compaction_start"]
     delta = events[3]["delta"]
     assert key_paths(delta) == set(real["compaction_delta_paths"])
-    assert isinstance(delta["content"], str) and delta["content"]
+    assert isinstance(delta["content"], str)
+    assert delta["content"]
     usage = next(e for e in events if e["type"] == "message_delta")["usage"]
     assert key_paths(usage) - {MODEL_KEY} == set(real["message_delta_usage_paths"])
 
