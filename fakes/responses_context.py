@@ -4,9 +4,12 @@ From the public SDK types (openai-python ``src/openai/types/responses/``:
 ``response_create_params.py``, ``response_compaction_item.py``, ``compacted_response.py``):
 
 - ``truncation``: ``"disabled"`` (the default) fails a request over the window with a 400;
-  ``"auto"`` drops input items in the middle of the conversation until it fits. The fake
-  drops the oldest items after the first, a call together with its output, and keeps the
-  newest item; the response says nothing of what went (only usage shows it).
+  ``"auto"`` drops items "from the beginning of the conversation" until it fits (the API
+  reference, platform.openai.com/docs/api-reference/responses, ``truncation``; the same
+  words in openai-python's ``response_create_params.py``). The fake drops the oldest item
+  first, the first one too (a first item over the window alone is dropped, not refused),
+  a call together with its output, and never the newest item; ``instructions`` are no
+  item and stay. The response says nothing of what went (only usage shows it).
 - ``context_management: [{"type": "compaction", "compact_threshold": N}]``: a request over
   ``N`` input tokens is compacted before it is answered; the output then starts with a
   ``compaction`` item (``id``, ``encrypted_content``), and the items before the newest
@@ -143,11 +146,11 @@ def compact_threshold(body: dict[str, Any]) -> int | None:
 
 
 def _drop_one(items: list[Any]) -> int:
-    """Drop the oldest droppable item (never the first or the last); a call goes with its
-    output. Returns how many items went (0 when nothing can)."""
-    if len(items) <= 2:
+    """Drop the oldest item (never the newest); a call goes with its output. Returns how
+    many items went (0 when nothing can)."""
+    if len(items) <= 1:
         return 0
-    item = items.pop(1)
+    item = items.pop(0)
     call_id = item.get("call_id") if isinstance(item, dict) else None
     if call_id is None:
         return 1
@@ -158,7 +161,7 @@ def _drop_one(items: list[Any]) -> int:
 
 
 def truncate(body: dict[str, Any], count: Counter, window: int) -> Outcome:
-    """``truncation: "auto"``: drop middle items until the input fits the window."""
+    """``truncation: "auto"``: drop the oldest items until the input fits the window."""
     before = count(body)
     items = _items(body)
     if before <= window or items is None:
