@@ -86,6 +86,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
             _models(),
         ),
         128_000,
+        flavor="openai_api",  # OpenAI's own extras (fakes.wire.openai_chat_extras)
     ),
     ProviderProfile(
         "azure",
@@ -94,6 +95,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
             _chat("/openai/v1/chat/completions"),
         ),
         128_000,
+        flavor="azure",  # OpenAI's extras and Azure's content filter results
     ),
     ProviderProfile(
         "anthropic",

@@ -49,11 +49,12 @@ class Rejection:
     inferred: str = ""
 
 
+RESPONSES_MIN_OUTPUT_TOKENS = 16
 RESPONSES_BOUNDS: tuple[Bound, ...] = (
     Bound("temperature", 0, 2),
     Bound("top_p", 0, 1),
     Bound("top_logprobs", 0, 20, integer=True),
-    Bound("max_output_tokens", 16, None, integer=True),
+    Bound("max_output_tokens", RESPONSES_MIN_OUTPUT_TOKENS, None, integer=True),
 )
 CHAT_BOUNDS: tuple[Bound, ...] = (
     Bound("temperature", 0, 2),
