@@ -49,6 +49,8 @@ def json_bytes(value: JSONValue) -> bytes:
 
 
 def encode_event(event: StreamEvent, media: StreamMedia) -> bytes:
+    if event.comment and media == "sse":
+        return f": {event.data}\n\n".encode()
     data = event.data if event.literal and isinstance(event.data, str) else None
     text = data if data is not None else json_bytes(event.data).decode("utf-8")
     if media == "ndjson":

@@ -139,6 +139,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
             Endpoint("/api/v1/models", "openrouter_models", method="GET"),
         ),
         262_000,
+        flavor="openrouter",  # its SSE comments and 429 (fakes.wire.openai_chat_extras)
     ),
     ProviderProfile(
         "vllm", (_chat(), _models(window_field="max_model_len")), 16_384, enforce_pairing=False

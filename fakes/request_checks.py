@@ -27,6 +27,7 @@ from fakes.catalogue.rejections import (
     Rejection,
 )
 from fakes.rows import JSONValue
+from fakes.wire.anthropic_shape import anthropic_error
 from fakes.wire.base import WireError
 
 OPENAI_CHAT_PROVIDERS = frozenset({"openai", "azure"})
@@ -106,7 +107,7 @@ def _anthropic_temperature(body: Mapping[str, Any]) -> WireError | None:
         return None
     if (bound.low is None or value >= bound.low) and (bound.high is None or value <= bound.high):
         return None
-    answer: JSONValue = {"type": "error", "error": {"type": rule.type, "message": rule.message}}
+    answer = anthropic_error(rule.type, rule.message)
     return WireError(rule.status, answer, detail="temperature out of range")
 
 

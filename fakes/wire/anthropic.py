@@ -33,7 +33,7 @@ from fakes.rows import (
     tool_result_row,
 )
 from fakes.wire.anthropic_cache import check_count, marked, marker_ttl
-from fakes.wire.anthropic_shape import TOOL_CALLER, delta_usage, message_usage
+from fakes.wire.anthropic_shape import TOOL_CALLER, anthropic_error, delta_usage, message_usage
 from fakes.wire.base import (
     ErrorKind,
     ReplyPlan,
@@ -350,7 +350,7 @@ class AnthropicMessages:
         return (StreamEvent(event, event="error"),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
-        return {"type": "error", "error": {"type": _TYPES[kind], "message": message}}
+        return anthropic_error(_TYPES[kind], message)
 
     def error_headers(self, kind: ErrorKind) -> Mapping[str, str]:
         return {}

@@ -25,12 +25,26 @@ The fake's choice: every cache write is counted as a 5-minute one in ``cache_cre
 
 from __future__ import annotations
 
+import hashlib
+
 from fakes.rows import JSONValue
 from fakes.wire.base import StreamEvent
 
 SERVICE_TIER = "standard"
 INFERENCE_GEO = "not_available"
 TOOL_CALLER: dict[str, JSONValue] = {"type": "direct"}
+
+
+def anthropic_error(kind: str, message: str) -> JSONValue:
+    """An error body: ``type``, ``error`` and the ``request_id`` the API now adds
+    (pydantic-ai's ``test_model_name_suggestion[anthropic].yaml`` at 4fda389); the id is
+    derived from the message, so a fake's answer stays deterministic."""
+    digest = hashlib.sha256(message.encode("utf-8")).hexdigest()[:22]
+    return {
+        "type": "error",
+        "error": {"type": kind, "message": message},
+        "request_id": f"req_011C{digest}",
+    }
 
 
 def cache_creation(written: int) -> dict[str, JSONValue]:

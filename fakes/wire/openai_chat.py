@@ -54,7 +54,13 @@ from fakes.wire.common import (
     schema,
     string,
 )
-from fakes.wire.openai_chat_extras import chunk_extras, obfuscation_option, reply_extras
+from fakes.wire.openai_chat_extras import (
+    OPENROUTER_FLAVOR,
+    chunk_extras,
+    obfuscation_option,
+    openrouter_rate_limit,
+    reply_extras,
+)
 
 ORPHAN_TOOL = (
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
@@ -349,6 +355,8 @@ class OpenAIChat:
         return (StreamEvent(event),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
+        if kind == "rate_limit" and self.flavor == OPENROUTER_FLAVOR:
+            return openrouter_rate_limit("")
         code = {"not_found": "model_not_found", "rate_limit": "rate_limit_exceeded"}.get(kind)
         return openai_error_body(message, _ERROR_TYPES[kind], None, code)
 

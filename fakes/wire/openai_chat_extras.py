@@ -30,6 +30,14 @@ from typing import Any
 from fakes.rows import JSONValue
 from fakes.wire.base import StreamEvent
 
+OPENROUTER_FLAVOR = "openrouter"
+OPENROUTER_COMMENT = "OPENROUTER PROCESSING"
+"""OpenRouter opens its streams with SSE comments while the upstream works (two in
+fantasy's ``TestOpenRouterCommon/anthropic/tool_streaming.yaml`` at f6d4d1e)."""
+OPENROUTER_UPSTREAM_LIMIT = (
+    "{model} is temporarily rate-limited upstream. Please retry shortly, or add your own "
+    "key to accumulate your rate limits: https://openrouter.ai/settings/integrations"
+)
 OPENAI_FLAVOR = "openai_api"
 AZURE_FLAVOR = "azure"
 FLAVORS = frozenset({OPENAI_FLAVOR, AZURE_FLAVOR})
@@ -131,10 +139,30 @@ def _chunk(data: dict[str, Any], flavor: str, usage: bool, obfuscate: bool) -> d
     return out
 
 
+def openrouter_rate_limit(model: str) -> JSONValue:
+    """OpenRouter's 429 when the upstream provider rate-limits (pydantic/pydantic-ai
+    ``tests/models/cassettes/test_openrouter/test_openrouter_errors_raised.yaml`` at
+    4fda389): a numeric ``code``, ``metadata`` naming the upstream, the caller's
+    ``user_id``; no ``type`` or ``param``. The upstream's name and the user are the fake's."""
+    return {
+        "error": {
+            "code": 429,
+            "message": "Provider returned error",
+            "metadata": {
+                "provider_name": "FakeUpstream",
+                "raw": OPENROUTER_UPSTREAM_LIMIT.format(model=model or "the model"),
+            },
+        },
+        "user_id": "user_fake",
+    }
+
+
 def chunk_extras(
     events: tuple[StreamEvent, ...], flavor: str, usage: bool, obfuscate: bool
 ) -> tuple[StreamEvent, ...]:
     """A stream's chunks with their provider's extras (``[DONE]`` and the rest kept)."""
+    if flavor == OPENROUTER_FLAVOR:
+        return (StreamEvent(OPENROUTER_COMMENT, comment=True), *events)
     if flavor not in FLAVORS:
         return events
     chunks = [e.data for e in events if not e.literal and isinstance(e.data, dict)]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fakes import FakeProvider, FakeScript, ScriptedToolCall, call_tools
+from fakes import FakeProvider, FakeScript, ScriptedToolCall, call_tools, fail
 from tests.fakes.conftest import Connect
 from tests.fakes.shapes import fixture, key_paths
 from tests.fakes.wire_requests import sse_events
@@ -84,3 +84,20 @@ async def test_a_compatible_server_keeps_its_plain_chunks(connect: Connect) -> N
     body = {"model": "m", "messages": USER, "stream": True}
     chunks = _chunks((await client.post("/openai/v1/chat/completions", json=body)).text)
     assert all("service_tier" not in c and "obfuscation" not in c for c in chunks)
+
+
+async def test_openrouter_streams_open_with_a_comment_and_its_429_has_its_shape(
+    connect: Connect,
+) -> None:
+    real = REAL["openrouter_rate_limit"]
+    fake = FakeProvider("openrouter", "m", context_window=10_000)
+    client, _ = await connect(fake)
+    body = {"model": "m", "messages": USER, "stream": True}
+    text = (await client.post("/api/v1/chat/completions", json=body)).text
+    assert text.startswith(": OPENROUTER PROCESSING\n\n")
+    assert [name for name, _ in sse_events(text)][-1] is None  # the comment is no event
+    fake.reset(script=FakeScript((fail("rate_limit", retry_after=2),)))
+    refused = await client.post("/api/v1/chat/completions", json={**body, "stream": False})
+    assert refused.status_code == real["status"]
+    assert key_paths(refused.json()) == set(real["paths"])
+    assert isinstance(refused.json()["error"]["code"], int)

@@ -43,6 +43,8 @@ async def test_a_recorded_refusal_gets_the_real_status_and_body(
 ) -> None:
     real = REAL[name]
     status, body = await _send(connect, real["path"], real["request"])
+    if real["path"] == "/v1/messages":  # the thread predates Anthropic's request_id
+        assert body.pop("request_id").startswith("req_")
     assert (status, body) == (real["status"], real["body"])
 
 
