@@ -86,7 +86,8 @@ def reply_extras(body: JSONValue, flavor: str) -> JSONValue:
     if flavor not in FLAVORS or not isinstance(body, dict):
         return body
     choices: list[JSONValue] = []
-    for given in body.get("choices") or []:
+    given_choices = body.get("choices")
+    for given in given_choices if isinstance(given_choices, list) else []:
         if not isinstance(given, dict):
             continue
         choice = dict(given)
