@@ -91,6 +91,8 @@ def applied(answer: Answer) -> list[Any]:
 def test_context_management_without_its_beta_header_is_an_extra_input() -> None:
     answer = send(fake(), body(tool_turns(1), clear()), headers={})
     assert answer.status == 400
+    assert isinstance(answer.body, dict)
+    assert str(answer.body.pop("request_id")).startswith("req_011C")
     assert answer.body == {
         "type": "error",
         "error": {"type": "invalid_request_error", "message": NOT_PERMITTED},
