@@ -46,7 +46,14 @@ from fakes.profiles import (
     ProviderProfile,
     profile,
 )
-from fakes.provider_side import HANDLINGS, Handling, ProviderSide
+from fakes.provider_side import (
+    DEFAULT_FOREIGN_HISTORY,
+    FOREIGN_HISTORIES,
+    HANDLINGS,
+    ForeignHistory,
+    Handling,
+    ProviderSide,
+)
 from fakes.rows import CanonicalRequest, Row, ToolSchema
 from fakes.script import (
     FakeBehaviour,
@@ -88,6 +95,8 @@ def __getattr__(name: str) -> _typing.Any:
 
 __all__ = [
     "COUNTER_NAMES",
+    "DEFAULT_FOREIGN_HISTORY",
+    "FOREIGN_HISTORIES",
     "HANDLINGS",
     "LOOK_ALIKES",
     "OVERFLOWS",
@@ -105,6 +114,7 @@ __all__ = [
     "FakeServer",
     "FakeTransport",
     "Fault",
+    "ForeignHistory",
     "Handling",
     "HeuristicCounter",
     "LookAlike",

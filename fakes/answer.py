@@ -49,6 +49,8 @@ def json_bytes(value: JSONValue) -> bytes:
 
 
 def encode_event(event: StreamEvent, media: StreamMedia) -> bytes:
+    if event.comment and media == "sse":
+        return f": {event.data}\n\n".encode()
     data = event.data if event.literal and isinstance(event.data, str) else None
     text = data if data is not None else json_bytes(event.data).decode("utf-8")
     if media == "ndjson":
@@ -105,7 +107,8 @@ def to_response(answer: Answer) -> Response:
 
 
 def sent_events(answer: Answer) -> tuple[JSONValue, ...]:
-    """The events the client receives before any drop (for the request log)."""
+    """The events the client receives before any drop (for the request log); SSE
+    comments are no events (clients skip them)."""
     events = answer.events or ()
     kept = events if answer.drop_after is None else events[: answer.drop_after]
-    return tuple(e.data for e in kept)
+    return tuple(e.data for e in kept if not e.comment)

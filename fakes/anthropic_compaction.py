@@ -2,6 +2,12 @@
 its reuse in a later request, and the usage it reports (``fakes.context_edits`` parses
 and orders the edits; this module is the compaction's own part).
 
+Nothing before the newest user message to summarise (one oversized message): the summary
+stands for the whole conversation and the answer follows from it alone, as the real API
+does (pydantic-ai's records ``test_anthropic_compaction_usage_with_cache*.yaml`` at
+4fda389: one user message over the trigger, a summary, then the answer from 229 input
+tokens).
+
 Usage: an answer that compacted reports ``usage.iterations`` (anthropic-sdk-python
 ``src/anthropic/types/beta/``: ``beta_usage.py``, ``beta_message_delta_usage.py``,
 ``beta_iterations_usage.py``, ``beta_compaction_iteration_usage.py``,
@@ -18,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakes.rows import JSONValue
+from fakes.wire.anthropic_shape import cache_creation
+from fakes.wire.base import StreamEvent
 
 DEFAULT_COMPACT_TRIGGER_TOKENS = 150_000
 COMPACTION_SUMMARY = "[summary of {messages} earlier messages]"
@@ -46,6 +54,21 @@ class Compaction:
     def block(self) -> JSONValue:
         return {"type": "compaction", "content": self.content}
 
+    def events(self) -> list[StreamEvent]:
+        """The block streamed at index 0: its start with ``content: null``, the summary in
+        one ``compaction_delta``, its stop (pydantic-ai's record
+        ``test_anthropic_compaction_usage_with_cache_streaming.yaml``); a failed
+        compaction has no delta."""
+        empty: JSONValue = {"type": "compaction", "content": None}
+        start: JSONValue = {"type": "content_block_start", "index": 0, "content_block": empty}
+        delta: JSONValue = {"type": "compaction_delta", "content": self.content}
+        events = [StreamEvent(start, event="content_block_start")]
+        if self.content is not None:
+            change: JSONValue = {"type": "content_block_delta", "index": 0, "delta": delta}
+            events.append(StreamEvent(change, event="content_block_delta"))
+        stop: JSONValue = {"type": "content_block_stop", "index": 0}
+        return [*events, StreamEvent(stop, event="content_block_stop")]
+
     def iteration(self) -> dict[str, JSONValue]:
         """Its entry in ``usage.iterations`` (``BetaCompactionIterationUsage``): the
         summary step read the whole prompt and wrote the summary; the fake's cache is not
@@ -56,6 +79,7 @@ class Compaction:
             "output_tokens": self.summary_tokens,
             "cache_read_input_tokens": 0,
             "cache_creation_input_tokens": 0,
+            "cache_creation": cache_creation(0),
         }
 
 
@@ -108,14 +132,15 @@ def compact_body(
     cut = users[-1] if users else len(messages) - 1
     if cut > 0 and any(b.get("type") == "tool_result" for b in content_blocks(messages[cut])):
         cut -= 1  # tool results keep the tool uses they answer (the API's pairing rule)
-    if fails or cut == 0:
+    if fails:
         return Compaction(None, edit.pause, before, before)
-    summary = COMPACTION_SUMMARY.format(messages=cut)
+    whole = cut == 0  # one message over the trigger: the summary stands for all of it
+    summary = COMPACTION_SUMMARY.format(messages=len(messages) if whole else cut)
     if edit.instructions:
         summary = f"{summary} ({edit.instructions})"
-    role = "user" if messages[cut].get("role") == "assistant" else "assistant"  # alternate
+    role = "user" if whole or messages[cut].get("role") == "assistant" else "assistant"
     summary_row = {"role": role, "content": [{"type": "text", "text": summary}]}
-    body["messages"] = [summary_row, *messages[cut:]]
+    body["messages"] = [summary_row] if whole else [summary_row, *messages[cut:]]
     return Compaction(summary, edit.pause, before, count(body), count_text(summary))
 
 
@@ -133,6 +158,8 @@ def iterations(
         keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
         message: dict[str, JSONValue] = {"type": "message", "model": model}
         message.update({key: usage.get(key, 0) for key in (*keys, "output_tokens")})
+        written = usage.get("cache_creation_input_tokens", 0)
+        message["cache_creation"] = cache_creation(written if isinstance(written, int) else 0)
         entries.append(message)
     return entries
 

@@ -1,8 +1,9 @@
 """The decision core of a fake: from a request's bytes to the answer a provider would give.
 
 Order, per generation request: the script's step for this call is taken; the body is
-parsed (an OpenAI Responses ``previous_response_id`` resolved from the fake's stored
-responses) and decoded (tool pairing checked); a script with ``when`` steps chooses its
+parsed, checked as the real API checks it (``fakes.request_checks``), its OpenAI
+Responses ``previous_response_id`` resolved from the fake's stored responses, and
+decoded (tool pairing checked); a script with ``when`` steps chooses its
 step now, from the decoded request; a scripted ``server_error`` / ``rate_limit``
 / ``look_alike`` answers first (infrastructure errors precede validation); then an
 invalid request or an unknown model is rejected; then the request is counted and, over
@@ -33,6 +34,7 @@ from fakes.log import Outcome, RequestLog
 from fakes.planning import planned_calls, reported_usage
 from fakes.profiles import ProviderProfile, profile
 from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, decorate, prepare
+from fakes.request_checks import check_request
 from fakes.responses_store import ResponseStore, settle
 from fakes.rows import CanonicalRequest
 from fakes.script import FakeBehaviour, FakeScript, Fault
@@ -169,6 +171,7 @@ class FakeProvider:
     def decode(self, wire: WireFormat, raw: bytes, ctx: RequestContext) -> _Decoded:
         try:
             body: Any = json.loads(raw)
+            check_request(self.profile.name, wire.name, body, ctx.path_model)
             resolved = self.responses.resolve(body) if wire.name == "openai_responses" else body
             edited = self.edit(wire, resolved, ctx)
             request = wire.decode(edited.body, ctx)

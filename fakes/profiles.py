@@ -86,6 +86,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
             _models(),
         ),
         128_000,
+        flavor="openai_api",  # OpenAI's own extras (fakes.wire.openai_chat_extras)
     ),
     ProviderProfile(
         "azure",
@@ -94,6 +95,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
             _chat("/openai/v1/chat/completions"),
         ),
         128_000,
+        flavor="azure",  # OpenAI's extras and Azure's content filter results
     ),
     ProviderProfile(
         "anthropic",
@@ -137,6 +139,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
             Endpoint("/api/v1/models", "openrouter_models", method="GET"),
         ),
         262_000,
+        flavor="openrouter",  # its SSE comments and 429 (fakes.wire.openai_chat_extras)
     ),
     ProviderProfile(
         "vllm", (_chat(), _models(window_field="max_model_len")), 16_384, enforce_pairing=False

@@ -25,13 +25,17 @@ from typing import Any, Literal, TypeAlias
 from fakes import context_edits, responses_context
 from fakes.answer import Answer
 from fakes.anthropic_compaction import with_iterations
-from fakes.rows import JSONValue
 from fakes.thinking import Thinking, add_block, add_events, check_thinking
+from fakes.wire.anthropic_shape import place_ping
 from fakes.wire.base import StreamEvent
 from fakes.wire.common import Invalid
 
 Handling: TypeAlias = Literal["honour", "ignore", "reject"]
 HANDLINGS: tuple[Handling, ...] = ("honour", "ignore", "reject")
+ForeignHistory: TypeAlias = Literal["opaque", "strict"]
+FOREIGN_HISTORIES: tuple[ForeignHistory, ...] = ("opaque", "strict")
+DEFAULT_FOREIGN_HISTORY: ForeignHistory = "opaque"
+"""A session recorded against the real provider resumes on the fake (docs/decisions.md)."""
 ANTHROPIC_FIELDS = ("context_management",)
 RESPONSES_FIELDS = ("truncation", "context_management")
 _FIELDS: dict[str, tuple[str, ...]] = {
@@ -51,10 +55,18 @@ class ProviderSide:
     thinks: bool = True
     """``False``: ``thinking`` is dropped (a proxy that strips what it does not know):
     no thinking block comes back."""
+    foreign_history: ForeignHistory = DEFAULT_FOREIGN_HISTORY
+    """What the fake does with provider-signed content it did not make itself (an
+    Anthropic ``thinking`` block's ``signature``, a Responses ``compaction`` item's
+    ``encrypted_content``): ``opaque`` accepts it as the real API accepts its own;
+    ``strict`` refuses it (400) as the real API refuses content it did not sign. The
+    fake's own content is checked either way: an edited block is a 400."""
 
     def __post_init__(self) -> None:
         if self.handling not in HANDLINGS:
             raise ValueError(f"handling must be one of {', '.join(HANDLINGS)}")
+        if self.foreign_history not in FOREIGN_HISTORIES:
+            raise ValueError(f"foreign_history must be one of {', '.join(FOREIGN_HISTORIES)}")
 
 
 DEFAULT_PROVIDER_SIDE = ProviderSide()
@@ -88,7 +100,8 @@ def prepare(
     if not isinstance(body, dict) or wire not in _FIELDS:
         return Edited(body)
     # thinking is no context-management field: a gateway's handling leaves it alone
-    thought = check_thinking(body) if wire == "anthropic" and side.thinks else None
+    opaque = side.foreign_history == "opaque"
+    thought = check_thinking(body, opaque) if wire == "anthropic" and side.thinks else None
     present = _present(wire, body)
     if present and side.handling == "reject":
         raise Invalid(f"{present[0]}: Extra inputs are not permitted")
@@ -99,13 +112,13 @@ def prepare(
             body, headers, count, count_text, compaction_fails=side.compaction_fails
         )
         return Edited(outcome.body, anthropic=outcome, thinking=thought)
-    return _responses(body, count, window)
+    return _responses(body, count, window, opaque)
 
 
-def _responses(body: dict[str, Any], count: Counter, window: int) -> Edited:
+def _responses(body: dict[str, Any], count: Counter, window: int, opaque: bool) -> Edited:
     truncation = responses_context.truncation_of(body)
     threshold = responses_context.compact_threshold(body)
-    body = responses_context.read_compactions(body)
+    body = responses_context.read_compactions(body, opaque)
     compacted = None
     if threshold is not None:
         done = responses_context.compact(body, count, threshold)
@@ -139,29 +152,24 @@ def _anthropic_body(body: dict[str, Any], outcome: context_edits.Outcome) -> dic
 def _anthropic_events(
     events: tuple[StreamEvent, ...], outcome: context_edits.Outcome
 ) -> tuple[StreamEvent, ...]:
-    """Streaming: the compaction block comes first, whole, in its ``content_block_start``
-    (the fake's simplification); ``message_delta`` carries ``context_management`` and,
-    after a compaction, ``usage.iterations`` (the message step's input counts are
-    ``message_start``'s)."""
+    """Streaming: the compaction block comes first, its summary in one
+    ``compaction_delta`` (``Compaction.events``); ``message_delta`` carries
+    ``context_management`` and, after a compaction, ``usage.iterations`` (the message
+    step's input counts are ``message_start``'s)."""
     compaction = outcome.compaction
     out: list[StreamEvent] = []
     started: dict[str, Any] = {}  # message_start's message: its model and input usage
+    announced = False
     for event in events:
         data = event.data if isinstance(event.data, dict) else None
         kind = data.get("type") if data else None
         if data is not None and kind == "message_start":
             message = data.get("message")
             started = message if isinstance(message, dict) else {}
-        if data is not None and kind == "message_start" and compaction is not None:
-            out.append(event)
-            block: JSONValue = {"type": "content_block_start", "index": 0}
-            assert isinstance(block, dict)
-            block["content_block"] = compaction.block()
-            out.append(StreamEvent(block, event="content_block_start"))
-            out.append(
-                StreamEvent({"type": "content_block_stop", "index": 0}, "content_block_stop")
-            )
-            continue
+        opens = str(kind).startswith("content_block") or kind == "message_delta"
+        if data is not None and opens and compaction is not None and not announced:
+            out += compaction.events()  # before the answer's first block, after the ping
+            announced = True
         if data is not None and str(kind).startswith("content_block") and compaction is not None:
             if compaction.pause:
                 continue
@@ -240,7 +248,16 @@ def _renumbered(events: list[StreamEvent]) -> list[StreamEvent]:
 
 
 def decorate(answer: Answer, edited: Edited | None) -> Answer:
-    """Add what the provider reports about its edits to a successful answer."""
+    """Add what the provider reports about its edits to a successful answer; a stream's
+    opening ``ping`` then goes where Anthropic sends it (``place_ping``): the blocks
+    added here come before it."""
+    decorated = _decorated(answer, edited)
+    if decorated.events is None or decorated.raw is not None:
+        return decorated
+    return replace(decorated, events=place_ping(decorated.events))
+
+
+def _decorated(answer: Answer, edited: Edited | None) -> Answer:
     if edited is None or answer.status != 200 or answer.raw is not None:
         return answer
     if edited.thinking is not None and isinstance(answer.body, dict):

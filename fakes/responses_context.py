@@ -4,16 +4,21 @@ From the public SDK types (openai-python ``src/openai/types/responses/``:
 ``response_create_params.py``, ``response_compaction_item.py``, ``compacted_response.py``):
 
 - ``truncation``: ``"disabled"`` (the default) fails a request over the window with a 400;
-  ``"auto"`` drops input items in the middle of the conversation until it fits. The fake
-  drops the oldest items after the first, a call together with its output, and keeps the
-  newest item; the response says nothing of what went (only usage shows it).
+  ``"auto"`` drops items "from the beginning of the conversation" until it fits (the API
+  reference, platform.openai.com/docs/api-reference/responses, ``truncation``; the same
+  words in openai-python's ``response_create_params.py``). The fake drops the oldest item
+  first, the first one too (a first item over the window alone is dropped, not refused),
+  a call together with its output, and never the newest item; ``instructions`` are no
+  item and stay. The response says nothing of what went (only usage shows it).
 - ``context_management: [{"type": "compaction", "compact_threshold": N}]``: a request over
   ``N`` input tokens is compacted before it is answered; the output then starts with a
   ``compaction`` item (``id``, ``encrypted_content``), and the items before the newest
   user message are read as that summary. Streamed, the item is output item 0 of the event
   stream (``fakes.provider_side``).
 - A ``compaction`` item sent back in ``input`` is read as its summary: the opaque content
-  is the fake's own encoding (``fake-compaction:`` + base64 JSON), not OpenAI's.
+  is the fake's own encoding (``fake-compaction:`` + base64 JSON), not OpenAI's. One
+  OpenAI encrypted (a recorded session) is a 400, or, with the fake option
+  ``foreign_history: opaque``, read as ``FOREIGN_SUMMARY`` (counted as that text).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from fakes.wire.common import Invalid
 TRUNCATIONS = ("auto", "disabled")
 COMPACTION_PREFIX = "fake-compaction:"
 COMPACTION_SUMMARY = "[summary of {items} earlier items]"
+FOREIGN_SUMMARY = "[summary of earlier items, encrypted by the provider]"
 MIN_COMPACT_THRESHOLD = 1
 
 Counter = Callable[[dict[str, Any]], int]
@@ -69,10 +75,13 @@ def encode(summary: str) -> str:
     return COMPACTION_PREFIX + base64.b64encode(payload).decode("ascii")
 
 
-def decode_item(item: dict[str, Any], where: str) -> str:
-    """The summary an opaque compaction item carries; a foreign one is a 400 as OpenAI
-    rejects content it did not encrypt."""
+def decode_item(item: dict[str, Any], where: str, opaque: bool = False) -> str:
+    """The summary an opaque compaction item carries. A foreign one (not the fake's
+    encoding) is a 400 as OpenAI rejects content it did not encrypt, or, ``opaque``, read
+    as ``FOREIGN_SUMMARY`` (the fake cannot read what OpenAI encrypted)."""
     content = item.get("encrypted_content")
+    if opaque and isinstance(content, str) and not content.startswith(COMPACTION_PREFIX):
+        return FOREIGN_SUMMARY
     if not isinstance(content, str) or not content.startswith(COMPACTION_PREFIX):
         raise Invalid(f"{where}.encrypted_content: invalid encrypted content")
     try:
@@ -87,8 +96,9 @@ def _items(body: dict[str, Any]) -> list[Any] | None:
     return raw if isinstance(raw, list) else None
 
 
-def read_compactions(body: dict[str, Any]) -> dict[str, Any]:
-    """Compaction items in ``input`` become the summary they carry (a developer message)."""
+def read_compactions(body: dict[str, Any], opaque: bool = False) -> dict[str, Any]:
+    """Compaction items in ``input`` become the summary they carry (a developer message);
+    ``opaque``: one the fake did not make is accepted (``decode_item``)."""
     items = _items(body)
     if items is None or not any(
         isinstance(i, dict) and i.get("type") == "compaction" for i in items
@@ -97,7 +107,7 @@ def read_compactions(body: dict[str, Any]) -> dict[str, Any]:
     out: list[Any] = []
     for n, item in enumerate(items):
         if isinstance(item, dict) and item.get("type") == "compaction":
-            text = decode_item(item, f"input[{n}]")
+            text = decode_item(item, f"input[{n}]", opaque)
             out.append({"type": "message", "role": "developer", "content": text})
         else:
             out.append(item)
@@ -136,11 +146,11 @@ def compact_threshold(body: dict[str, Any]) -> int | None:
 
 
 def _drop_one(items: list[Any]) -> int:
-    """Drop the oldest droppable item (never the first or the last); a call goes with its
-    output. Returns how many items went (0 when nothing can)."""
-    if len(items) <= 2:
+    """Drop the oldest item (never the newest); a call goes with its output. Returns how
+    many items went (0 when nothing can)."""
+    if len(items) <= 1:
         return 0
-    item = items.pop(1)
+    item = items.pop(0)
     call_id = item.get("call_id") if isinstance(item, dict) else None
     if call_id is None:
         return 1
@@ -151,7 +161,7 @@ def _drop_one(items: list[Any]) -> int:
 
 
 def truncate(body: dict[str, Any], count: Counter, window: int) -> Outcome:
-    """``truncation: "auto"``: drop middle items until the input fits the window."""
+    """``truncation: "auto"``: drop the oldest items until the input fits the window."""
     before = count(body)
     items = _items(body)
     if before <= window or items is None:

@@ -23,7 +23,9 @@ back to the API", to be passed back "exactly as received"):
   thinking-streaming.yaml``);
 - a ``thinking`` block sent back must carry the signature this fake gave it: a block made
   up or edited is refused (400), so a client cannot probe ``clear_thinking`` with blocks of
-  its own.
+  its own. With the fake option ``foreign_history: opaque`` (``fakes.provider_side``) a
+  block whose signature is not of the fake's form (one the real API signed, in a recorded
+  session) is accepted unread, as the real API accepts its own.
 
 The fake's own choices (no public source): the thinking text, the signature (an HMAC of the
 text under a key only the fake knows), the refusal's wording, where the thinking events go
@@ -100,8 +102,18 @@ def _budget(config: dict[str, Any], max_tokens: Any) -> None:
         raise Invalid("`max_tokens` must be greater than `thinking.budget_tokens`")
 
 
-def _check_signatures(messages: list[Any]) -> int:
-    """Refuse a thinking block this fake did not sign; the number of assistant turns."""
+def signed_here(signature: str) -> bool:
+    """Whether ``signature`` has the form of this fake's (base64 of one SHA-256 HMAC);
+    the real API's are far longer, so a foreign one is never taken for the fake's."""
+    try:
+        return len(base64.b64decode(signature, validate=True)) == hashlib.sha256().digest_size
+    except ValueError:  # binascii.Error is a ValueError
+        return False
+
+
+def _check_signatures(messages: list[Any], opaque: bool) -> int:
+    """Refuse a thinking block this fake did not sign (``opaque``: one signed elsewhere
+    is accepted unread); the number of assistant turns."""
     turns = 0
     for m, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("role") != "assistant":
@@ -113,17 +125,20 @@ def _check_signatures(messages: list[Any]) -> int:
                 continue
             text, signature = block.get("thinking"), block.get("signature")
             valid = isinstance(text, str) and isinstance(signature, str)
+            if valid and opaque and not signed_here(str(signature)):
+                continue  # signed by the real provider: opaque, as the API takes its own
             given = str(signature).encode("utf-8")  # bytes: any text may be sent back
             if not valid or not hmac.compare_digest(given, sign(str(text)).encode("ascii")):
                 raise Invalid(INVALID_SIGNATURE.format(message=m, block=b))
     return turns
 
 
-def check_thinking(body: dict[str, Any]) -> Thinking | None:
-    """Validate ``thinking`` and the thinking blocks sent back; ``Invalid`` names the bad
-    key. The thinking to give the answer, or ``None`` when it is not enabled."""
+def check_thinking(body: dict[str, Any], opaque: bool = False) -> Thinking | None:
+    """Validate ``thinking`` and the thinking blocks sent back (``opaque``: blocks signed
+    elsewhere are accepted); ``Invalid`` names the bad key. The thinking to give the
+    answer, or ``None`` when it is not enabled."""
     messages = body.get("messages")
-    turns = _check_signatures(messages) if isinstance(messages, list) else 0
+    turns = _check_signatures(messages, opaque) if isinstance(messages, list) else 0
     config = body.get("thinking")
     if config is None:
         return None

@@ -33,6 +33,7 @@ from fakes.rows import (
     tool_result_row,
 )
 from fakes.wire.anthropic_cache import check_count, marked, marker_ttl
+from fakes.wire.anthropic_shape import TOOL_CALLER, anthropic_error, delta_usage, message_usage
 from fakes.wire.base import (
     ErrorKind,
     ReplyPlan,
@@ -250,15 +251,14 @@ class AnthropicMessages:
             },
         )
 
-    def _usage(self, plan: ReplyPlan, output: int) -> dict[str, JSONValue]:
+    def _counts(self, plan: ReplyPlan) -> tuple[int, int, int]:
+        """``(uncached, written, read)`` input tokens: Anthropic's input excludes both."""
         u = plan.usage
         uncached = max(0, u.input_tokens - u.cached_tokens - u.cache_creation_tokens)
-        return {
-            "input_tokens": uncached,
-            "cache_creation_input_tokens": u.cache_creation_tokens,
-            "cache_read_input_tokens": u.cached_tokens,
-            "output_tokens": output,
-        }
+        return uncached, u.cache_creation_tokens, u.cached_tokens
+
+    def _usage(self, plan: ReplyPlan, output: int) -> dict[str, JSONValue]:
+        return message_usage(*self._counts(plan), output)
 
     def _message(self, plan: ReplyPlan, content: list[JSONValue], done: bool) -> JSONValue:
         return {
@@ -275,7 +275,13 @@ class AnthropicMessages:
     def reply(self, plan: ReplyPlan) -> JSONValue:
         content: list[JSONValue] = [{"type": "text", "text": plan.text}] if plan.text else []
         content += [
-            {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.arguments_json)}
+            {
+                "type": "tool_use",
+                "id": c.id,
+                "name": c.name,
+                "input": json.loads(c.arguments_json),
+                "caller": TOOL_CALLER,
+            }
             for c in plan.tool_calls
         ]
         return self._message(plan, content, done=True)
@@ -300,7 +306,13 @@ class AnthropicMessages:
             events.append(("content_block_stop", {"index": index}))
             index += 1
         for call in plan.tool_calls:
-            block: JSONValue = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
+            block: JSONValue = {
+                "type": "tool_use",
+                "id": call.id,
+                "name": call.name,
+                "input": {},
+                "caller": TOOL_CALLER,
+            }
             events.append(("content_block_start", {"index": index, "content_block": block}))
             events.append(
                 (
@@ -324,7 +336,7 @@ class AnthropicMessages:
                 "message_delta",
                 {
                     "delta": {"stop_reason": _STOP[plan.stop], "stop_sequence": None},
-                    "usage": {"output_tokens": plan.usage.output_tokens},
+                    "usage": delta_usage(*self._counts(plan), plan.usage.output_tokens),
                 },
             ),
             ("message_stop", {}),
@@ -338,7 +350,7 @@ class AnthropicMessages:
         return (StreamEvent(event, event="error"),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
-        return {"type": "error", "error": {"type": _TYPES[kind], "message": message}}
+        return anthropic_error(_TYPES[kind], message)
 
     def error_headers(self, kind: ErrorKind) -> Mapping[str, str]:
         return {}

@@ -97,6 +97,9 @@ class StreamEvent:
     data: JSONValue
     event: str | None = None
     literal: bool = False
+    comment: bool = False
+    """An SSE comment line (``: <data>``), which SSE clients skip (OpenRouter's
+    ``: OPENROUTER PROCESSING``); only in SSE streams."""
 
 
 class WireFormat(Protocol):

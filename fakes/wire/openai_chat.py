@@ -54,6 +54,13 @@ from fakes.wire.common import (
     schema,
     string,
 )
+from fakes.wire.openai_chat_extras import (
+    OPENROUTER_FLAVOR,
+    chunk_extras,
+    obfuscation_option,
+    openrouter_rate_limit,
+    reply_extras,
+)
 
 ORPHAN_TOOL = (
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
@@ -253,7 +260,7 @@ class OpenAIChat:
             tools=tool_schemas(body.get("tools")),
             max_output_tokens=optional_int(body, "max_completion_tokens", "max_tokens"),
             stream=body.get("stream") is True,
-            options={"include_usage": include, **extra},
+            options={"include_usage": include, **extra, **obfuscation_option(body)},
         )
 
     def _message(self, plan: ReplyPlan) -> JSONValue:
@@ -284,7 +291,7 @@ class OpenAIChat:
         }
 
     def reply(self, plan: ReplyPlan) -> JSONValue:
-        return {
+        body: JSONValue = {
             "id": plan.response_id,
             "object": "chat.completion",
             "created": plan.created,
@@ -300,6 +307,7 @@ class OpenAIChat:
             "usage": openai_usage(plan.usage, self.flavor),
             **self._extras(plan),
         }
+        return reply_extras(body, self.flavor)
 
     def _chunk(self, plan: ReplyPlan, delta: JSONValue, finish: str | None) -> StreamEvent:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
@@ -341,12 +349,14 @@ class OpenAIChat:
                 )
             )
         events.append(StreamEvent("[DONE]", literal=True))
-        return tuple(events)
+        return chunk_extras(tuple(events), self.flavor, plan.include_stream_usage, plan.obfuscate)
 
     def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
         return (StreamEvent(event),)
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
+        if kind == "rate_limit" and self.flavor == OPENROUTER_FLAVOR:
+            return openrouter_rate_limit("")
         code = {"not_found": "model_not_found", "rate_limit": "rate_limit_exceeded"}.get(kind)
         return openai_error_body(message, _ERROR_TYPES[kind], None, code)
 

@@ -12,7 +12,16 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fakes import PROVIDER_NAMES, CounterName, FakeProvider, FakeScript, serve_forever
+from fakes import (
+    DEFAULT_FOREIGN_HISTORY,
+    PROVIDER_NAMES,
+    CounterName,
+    FakeProvider,
+    FakeScript,
+    ForeignHistory,
+    ProviderSide,
+    serve_forever,
+)
 from fakes.mounts import LOOPBACK
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.paths import MAX_PORT, check_host, check_port
@@ -66,6 +75,13 @@ def serve(
             help="YAML script: steps and default, as a scenario's fake (scenarios/README.md)."
         ),
     ] = None,
+    foreign_history: Annotated[
+        ForeignHistory,
+        typer.Option(
+            help="History the real provider signed (thinking signatures, encrypted "
+            "compaction items): opaque accepts it as the real API does, strict refuses it."
+        ),
+    ] = DEFAULT_FOREIGN_HISTORY,
     limit: list[str] | None = LIMIT,
 ) -> None:
     """Serve one fake provider until SIGINT or SIGTERM; print its base URL when ready."""
@@ -83,6 +99,7 @@ def serve(
         )
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--variant") from error
+    fake.provider_side = ProviderSide(foreign_history=foreign_history)
     if host != LOOPBACK:
         typer.echo(f"warning: binding {host}, not loopback", err=True)
     serve_forever(fake, host, port, on_ready=_announce)

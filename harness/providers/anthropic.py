@@ -260,6 +260,12 @@ class _MessagesStream:
             self._done = True
 
     def _delta(self, index: int, delta: JsonObject | None) -> None:
+        block = self._blocks.get(index)
+        if string(delta, "type") == "compaction_delta" and block is not None:
+            # the summary streams in compaction_delta events after a start with content
+            # null (pydantic-ai's recorded test_anthropic_compaction_usage_with_cache_streaming)
+            block["content"] = (string(block, "content") or "") + (string(delta, "content") or "")
+            return
         piece = string(delta, "text")
         if piece is None:
             piece = string(delta, "partial_json")

@@ -82,7 +82,9 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
     step = fake_spec.seconds_per_call
     fake.clock = lambda: fake.calls_taken * step
     side = fake_spec.provider_side
-    fake.provider_side = fakes.ProviderSide(side.handling, side.compaction_fails)
+    fake.provider_side = fakes.ProviderSide(
+        side.handling, side.compaction_fails, foreign_history=side.foreign_history
+    )
     return fake
 
 

@@ -4,7 +4,8 @@
 client sends it: ``harness.providers.context_management``); ``providers.<ref>.fake.
 provider_side`` is how the fake behind it treats the fields (``fakes.provider_side``):
 ``honour`` them, ``ignore`` them (a gateway that drops them silently) or ``reject`` them,
-and whether its compactions fail.
+whether its compactions fail, and whether history signed by the real provider is taken as
+opaque (``foreign_history``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fakes.provider_side import DEFAULT_FOREIGN_HISTORY, ForeignHistory
 from harness.scenarios.vocabulary import Loc
 
 if TYPE_CHECKING:  # imported when resolved: validating a scenario loads no provider client
@@ -147,3 +149,4 @@ class ProviderSideSpec(_Strict):
 
     handling: Literal["honour", "ignore", "reject"] = "honour"
     compaction_fails: bool = False
+    foreign_history: ForeignHistory = DEFAULT_FOREIGN_HISTORY

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.fakes.shapes import fixture
 from tests.fakes.wire_requests import text_for_tokens
 
 pytestmark = pytest.mark.integration
@@ -140,7 +141,10 @@ def test_sigterm_shuts_down_cleanly_and_scripts_load_from_yaml(
         httpx.get(base + "/v1/models", timeout=2.0)
 
 
-@pytest.mark.parametrize(("option", "value"), [("--provider", "nope"), ("--variant", "nope")])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--provider", "nope"), ("--variant", "nope"), ("--foreign-history", "nope")],
+)
 def test_bad_options_are_usage_errors(option: str, value: str) -> None:
     args = {"--provider": "openai", "--model": "m", "--context-window": "10", option: value}
     result = subprocess.run(
@@ -152,3 +156,20 @@ def test_bad_options_are_usage_errors(option: str, value: str) -> None:
     )
     assert result.returncode == 2
     assert "nope" in result.stderr
+
+
+def test_foreign_history_is_taken_as_opaque_unless_served_strict(served: list[Served]) -> None:
+    block = fixture("foreign_history.json")["anthropic_thinking"]["block"]
+    history = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "b"},
+    ]
+    body = {"model": "m", "max_tokens": 64, "messages": history}
+    common = ("--provider", "anthropic", "--model", "m", "--context-window", "10000")
+    opaque = _serve(served, *common).base_url()
+    strict = _serve(served, *common, "--foreign-history", "strict").base_url()
+    assert httpx.post(opaque + "/v1/messages", json=body, timeout=10).status_code == 200
+    refused = httpx.post(strict + "/v1/messages", json=body, timeout=10)
+    assert refused.status_code == 400
+    assert "signature" in refused.json()["error"]["message"]

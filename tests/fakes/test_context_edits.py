@@ -91,6 +91,8 @@ def applied(answer: Answer) -> list[Any]:
 def test_context_management_without_its_beta_header_is_an_extra_input() -> None:
     answer = send(fake(), body(tool_turns(1), clear()), headers={})
     assert answer.status == 400
+    assert isinstance(answer.body, dict)
+    assert str(answer.body.pop("request_id")).startswith("req_011C")
     assert answer.body == {
         "type": "error",
         "error": {"type": "invalid_request_error", "message": NOT_PERMITTED},
@@ -257,6 +259,7 @@ def test_compaction_reports_its_own_iteration_beside_the_answers() -> None:
         "output_tokens": step["output_tokens"],
         "cache_read_input_tokens": 0,
         "cache_creation_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
     }
     assert 0 < step["output_tokens"] < 100  # the summary, not the prompt
     # the answer's step is the top-level usage, which leaves the compaction out
@@ -267,6 +270,7 @@ def test_compaction_reports_its_own_iteration_beside_the_answers() -> None:
             "output_tokens",
             "cache_read_input_tokens",
             "cache_creation_input_tokens",
+            "cache_creation",
         )
     }
     assert usage["input_tokens"] < step["input_tokens"]

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes import PROFILES, FakeProvider, overflow_entry
+from fakes.catalogue.rejections import RESPONSES_MIN_OUTPUT_TOKENS
 from fakes.engine import exceeds
 from fakes.rows import CanonicalRequest, Row
 from fakes.script import FakeBehaviour
@@ -28,6 +29,8 @@ def test_overflow_answer_iff_the_request_is_over_the_window(
     case: tuple[str, str], counter: str, text: str, window: int, max_tokens: int | None
 ) -> None:
     provider, wire_name = case
+    if wire_name == "openai_responses" and max_tokens is not None:  # the API's minimum
+        max_tokens = max(max_tokens, RESPONSES_MIN_OUTPUT_TOKENS)
     fake = FakeProvider(provider, "m", context_window=window, counter=counter)
     wire = fake.wire(wire_name)  # type: ignore[arg-type]
     body = user_request(wire_name, "m", text, max_tokens=max_tokens)  # type: ignore[arg-type]

@@ -9,7 +9,9 @@ from fakes import FakeBehaviour, FakeProvider
 from fakes.answer import Answer
 from fakes.discovery import HANDLERS, DiscoveryRequest
 from fakes.provider_side import ProviderSide
+from fakes.responses_context import COMPACTION_PREFIX, FOREIGN_SUMMARY
 from fakes.wire.base import RequestContext
+from tests.fakes.shapes import fixture
 
 WINDOW = 1000
 
@@ -50,14 +52,37 @@ def test_truncation_disabled_by_default_fails_over_the_window() -> None:
     assert send(fake(), request(truncation="disabled")).outcome == "overflow"
 
 
-def test_truncation_auto_drops_middle_items_until_it_fits() -> None:
+def test_truncation_auto_drops_the_oldest_items_until_it_fits() -> None:
+    """ "By dropping items from the beginning of the conversation" (the API reference):
+    what is kept is the newest run of items, the first one gone too."""
     answer = send(fake(), request(truncation="auto"))
     assert answer.status == 200
     assert answer.tokens is not None
     assert answer.tokens.total <= WINDOW
-    assert answer.rows[0].content.startswith("question 0")
-    assert answer.rows[-1].content == "the newest question"
-    assert len(answer.rows) < len(long_input())
+    kept = [row.content for row in answer.rows]
+    assert not any(text.startswith("question 0") for text in kept)
+    assert kept[-1] == "the newest question"
+    items = long_input()
+    contents = [str(item["content"]) for item in items]
+    assert contents[len(contents) - len(kept) :] == kept  # a suffix: only the oldest went
+
+
+def test_truncation_auto_drops_a_first_item_that_alone_is_over_the_window() -> None:
+    huge = {"role": "user", "content": "h" * (WINDOW * 8)}
+    newest = {"role": "user", "content": "the newest question"}
+    answer = send(fake(), {"model": "fake-model", "input": [huge, newest], "truncation": "auto"})
+    assert answer.status == 200
+    assert [row.content for row in answer.rows] == ["the newest question"]
+
+
+def test_truncation_auto_keeps_instructions_and_refuses_a_newest_item_over_the_window() -> None:
+    newest = {"role": "user", "content": "h" * (WINDOW * 8)}
+    payload = {"model": "fake-model", "input": [newest], "truncation": "auto"}
+    assert send(fake(), payload).outcome == "overflow"  # nothing older to drop
+    small = {"role": "user", "content": "hi"}
+    kept = send(fake(), {**request(truncation="auto"), "instructions": "be brief"})
+    assert kept.rows[0].content == "be brief"
+    assert send(fake(), {**payload, "input": [small]}).status == 200
 
 
 def test_truncation_auto_under_the_window_changes_nothing() -> None:
@@ -132,10 +157,23 @@ def test_the_compaction_item_is_reused_in_a_later_request() -> None:
     assert "summary" in later.rows[0].content
 
 
-def test_a_foreign_compaction_item_is_rejected() -> None:
-    item = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAA-not-ours"}
-    answer = send(fake(), {"model": "fake-model", "input": [item]})
+def test_a_foreign_compaction_item_is_rejected_when_strict() -> None:
+    item = fixture("foreign_history.json")["responses_compaction"]["item"]
+    answer = send(fake(foreign_history="strict"), {"model": "fake-model", "input": [item]})
     assert answer.status == 400
+
+
+def test_a_foreign_compaction_item_is_opaque_by_default() -> None:
+    item = fixture("foreign_history.json")["responses_compaction"]["item"]
+    user = {"role": "user", "content": "go on"}
+    answer = send(fake(), {"model": "fake-model", "input": [item, user]})
+    assert answer.status == 200
+    assert answer.rows[0].content == FOREIGN_SUMMARY
+
+
+def test_an_edited_compaction_item_of_the_fakes_is_rejected_even_when_opaque() -> None:
+    item = {"type": "compaction", "id": "cmp_1", "encrypted_content": COMPACTION_PREFIX + "!!"}
+    assert send(fake(), {"model": "fake-model", "input": [item]}).status == 400
 
 
 def test_a_bad_compact_threshold_is_a_400() -> None:

@@ -4,6 +4,7 @@ leaves thinking alone."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from fakes.answer import Answer
 from fakes.context_edits import COMPACT_BETA
 from fakes.thinking import INVALID_SIGNATURE, MIN_BUDGET_TOKENS, Thinking, add_events, sign
 from fakes.wire.base import StreamEvent
+from tests.fakes.shapes import fixture
 from tests.fakes.test_context_edits import (
     BETA,
     body,
@@ -96,9 +98,36 @@ def test_a_thinking_block_the_fake_did_not_sign_is_refused(text: str, forged: st
         {"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]},
         {"role": "user", "content": "b"},
     ]
-    answer = send(fake(), ask(history))
+    answer = send(fake(foreign_history="strict"), ask(history))
     assert answer.status == 400
     assert message(answer) == INVALID_SIGNATURE.format(message=1, block=0)
+
+
+def _history(block: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "b"},
+    ]
+
+
+def test_a_block_the_real_api_signed_is_taken_as_opaque_by_default() -> None:
+    real = fixture("foreign_history.json")["anthropic_thinking"]["block"]
+    assert send(fake(), ask(_history(real), thinking=ENABLED)).status == 200
+    refused = send(fake(foreign_history="strict"), ask(_history(real), thinking=ENABLED))
+    assert refused.status == 400
+
+
+@given(text=st.text(max_size=60), digest=st.binary(min_size=32, max_size=32))
+def test_a_block_signed_in_the_fakes_form_is_checked_even_when_opaque(
+    text: str, digest: bytes
+) -> None:
+    forged = base64.b64encode(digest).decode("ascii")
+    if forged == sign(text):
+        return
+    block = {"type": "thinking", "thinking": text, "signature": forged}
+    answer = send(fake(), ask(_history(block)))
+    assert answer.status == 400  # an edited block of the fake's own is still refused
 
 
 def test_a_gateway_that_drops_context_management_still_thinks() -> None:
@@ -146,8 +175,10 @@ def test_a_streamed_answer_thinks_first_as_the_api_streams_it() -> None:
     payload = ask([{"role": "user", "content": "hi"}], thinking=ENABLED, stream=True)
     shapes = [shape(e) for e in streamed(send(fake(), payload))]
     kinds = [s[0] for s in shapes]
-    assert kinds[:2] == ["message_start", "ping"]
-    assert shapes[2] == ("content_block_start", 0, "thinking")
+    # the real order: ping right after the first block's start (fantasy's
+    # TestAnthropicThinking/claude-sonnet-4/thinking-streaming.yaml)
+    assert kinds[:3] == ["message_start", "content_block_start", "ping"]
+    assert shapes[1] == ("content_block_start", 0, "thinking")
     stop = shapes.index(("content_block_stop", 0, None))
     deltas = shapes[3:stop]
     assert len(deltas) >= 2
@@ -161,7 +192,7 @@ def test_a_streamed_answer_thinks_first_as_the_api_streams_it() -> None:
 def test_the_streamed_block_starts_empty_and_reassembles_to_the_json_one() -> None:
     message = [{"role": "user", "content": "hi"}]
     events = streamed(send(fake(), ask(message, thinking=ENABLED, stream=True)))
-    assert events[2]["content_block"] == {"type": "thinking", "thinking": "", "signature": ""}
+    assert events[1]["content_block"] == {"type": "thinking", "thinking": "", "signature": ""}
     whole = content(send(fake(), ask(message, thinking=ENABLED)))
     assert reassembled(events, 0) == whole[0]
     assert reassembled(events, 1) == whole[1]
@@ -192,7 +223,7 @@ def test_without_thinking_the_stream_is_unchanged(thinking: dict[str, Any] | Non
     stripped = streamed(send(fake(thinks=False), {**payload, "thinking": ENABLED}))
     assert with_config == plain == stripped
     assert all(shape(e)[2] not in ("thinking", "thinking_delta") for e in plain)
-    assert [shape(e) for e in plain][2] == ("content_block_start", 0, "text")
+    assert [shape(e) for e in plain][1] == ("content_block_start", 0, "text")
 
 
 KINDS = ["ping", "content_block_start", "content_block_delta", "content_block_stop"]
