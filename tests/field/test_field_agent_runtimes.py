@@ -26,8 +26,7 @@ import pytest
 from fakes.log import Exchange
 from harness.interrupt import StopRequest
 from harness.scenarios.loader import load_all
-from harness.sut.matrix import _NoReferences, _RecordingSuite
-from harness.sut.suite import SutOutcome, run_sut_suite
+from harness.sut.suite import JudgedSession, SutOutcome, SutSuite, run_sut_suite
 from tests.field.test_field_runtimes import ROOT, Runtime
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -58,15 +57,21 @@ class Driven:
 def drive(runtime: Runtime, config: str, scenario: str) -> Driven:
     python = runtime.require()
     command = [str(python), str(ROOT / "adapters" / runtime.program), "--config", config]
-    suite = _RecordingSuite(
+    sent: dict[str, list[Exchange]] = {}
+
+    def keep_requests(session: JudgedSession) -> None:
+        sent[session.item.scenario.id] = list(session.exchanges)
+
+    suite = SutSuite(
         command,
         op_timeout_s=OP_TIMEOUT_S,
         scenario_timeout_s=SCENARIO_TIMEOUT_S,
-        references=_NoReferences(),
+        observers=[keep_requests],
+        references=None,
     )
     loaded = load_all([SCENARIOS / f"{scenario}.yaml"])
     (outcome,) = run_sut_suite(suite, loaded, lambda _: None, StopRequest())
-    return Driven(outcome, suite.sent[scenario])
+    return Driven(outcome, sent.get(scenario, []))
 
 
 def gemini_contents(exchange: Exchange) -> list[tuple[str, list[str]]]:
