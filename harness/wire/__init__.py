@@ -14,7 +14,13 @@ from harness.wire.model import (
     WireExchange,
     WireKind,
 )
-from harness.wire.observer import Decoders, ObserverConfig, OverflowClassifier, WireObserver
+from harness.wire.observer import (
+    Decoders,
+    ObservedCall,
+    ObserverConfig,
+    OverflowClassifier,
+    WireObserver,
+)
 from harness.wire.prints import RowPrint, print_rows
 
 __all__ = [
@@ -25,6 +31,7 @@ __all__ = [
     "Decoders",
     "Finding",
     "FindingKind",
+    "ObservedCall",
     "ObserverConfig",
     "OverflowClassifier",
     "RowPrint",
