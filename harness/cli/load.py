@@ -59,6 +59,7 @@ from harness.load.sweep import (
     write_sweep_json,
 )
 from harness.load.template import DEFAULT_WINDOW
+from harness.load.wire_watch import WireWatch, watch_wire
 from harness.progress import tracker
 from harness.report.sweep_page import render_sweep_page
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits
@@ -144,6 +145,7 @@ def _run_asyncio(
     err: Console,
     stop: StopRequest,
     pricing: tuple[PriceTable | None, str | None] = (None, None),
+    wire: WireWatch | None = None,
 ) -> LoadSummary:
     telemetry = build_telemetry(telemetry_options)  # nothing asked: nothing built
     metrics = LoadMetrics(telemetry.registry) if telemetry.registry is not None else None
@@ -157,10 +159,13 @@ def _run_asyncio(
         stop=stop,
         prices=pricing[0],
         price_as=pricing[1],
+        transport=wire.transport(plan.concurrency) if wire is not None else None,
     )
     try:
         return run_load(plan, run_options)
     finally:
+        if wire is not None:  # --wire-findings: what the fakes received, observed
+            err.print(wire.close(), markup=False, highlight=False)
         if stop.name is not None:  # --serve-metrics says so too (trimscope_run_interrupted)
             telemetry.mark_interrupted(stop.name)
         telemetry.shutdown()
@@ -239,12 +244,15 @@ def load(
         None, "--html", help="With --sweep: write the table and plots as one HTML page."
     ),
     limit: list[str] | None = LIMIT,
+    wire_findings: Path | None = typer.Option(
+        None, "--wire-findings", help="Observe the requests as trimscope proxy would: FILE."
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
     # Every output, port and variable first: nothing is run that could not be reported.
     outputs = {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}
-    check_outputs({**outputs, "--html": html_path}, {})
+    check_outputs({**outputs, "--html": html_path, "--wire-findings": wire_findings}, {})
     check_port("--serve-metrics", serve_metrics, METRICS_HOST)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     if provider is not None and provider not in FAKE_FOR_KIND:
@@ -267,6 +275,7 @@ def load(
         )
         # both modes price their summary (Locust's from the workers' token counters)
         prices = read_pricing(prices_path, price_as)
+        wire = watch_wire(wire_findings, locust=locust, sweep=sweep_text is not None)
         sweep = _sweep_option(
             sweep_text,
             locust=locust,
@@ -309,8 +318,9 @@ def load(
                     stop=stop,
                 )
             else:
-                pricing = (prices, price_as)
-                summary = _run_asyncio(plan, telemetry_options, quiet, notes, err, stop, pricing)
+                summary = _run_asyncio(
+                    plan, telemetry_options, quiet, notes, err, stop, (prices, price_as), wire
+                )
         except ServerStartError as error:
             err.print(f"error: {error}", markup=False, highlight=False)
             raise typer.Exit(EXIT_FAILED) from error
