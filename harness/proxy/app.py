@@ -43,6 +43,7 @@ from harness.proxy.headers import (
     scrub_text,
     secret_values,
 )
+from harness.proxy.pool import BalancedPool
 from harness.proxy.sinks import FindingSink, Outcome, Traffic
 from harness.proxy.upstream import Upstream
 from harness.wire import Finding, ObservedCall, WireExchange, WireKind
@@ -231,17 +232,14 @@ class ObservingProxy:
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
         timeout = self.settings.upstream_timeout_s
-        limits = httpx.Limits(
-            max_connections=MAX_UPSTREAM_CONNECTIONS,
-            max_keepalive_connections=MAX_UPSTREAM_CONNECTIONS,
-            keepalive_expiry=UPSTREAM_KEEP_ALIVE_S,
+        transport = self._transport or BalancedPool(
+            MAX_UPSTREAM_CONNECTIONS, keepalive_expiry=UPSTREAM_KEEP_ALIVE_S
         )
         async with httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
-            limits=limits,
             follow_redirects=False,  # a redirect is the client's to follow, as sent
             trust_env=False,  # straight to --upstream: no proxy variables, no .netrc
-            transport=self._transport,
+            transport=transport,
         ) as client:
             for name in list(client.headers):  # httpx's defaults would add accept-encoding
                 del client.headers[name]
