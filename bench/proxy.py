@@ -131,6 +131,8 @@ def report(results: Sequence[Figures], say: Callable[[str], None]) -> None:
             added = result.added(name)
             judge = verdict(added, GOAL_ADDED_P99_MS, " ms") if judged and name == "p99" else (
                 "(information)")  # fmt: skip
+            if judged and name == "p99" and added < 0:  # not a measurement of the proxy
+                judge = f"≤ {GOAL_ADDED_P99_MS:g} ms: inconclusive (direct's own p99 larger)"
             goals.append([f"added latency {name}, {result.sessions} sessions (proxy − direct)",
                           f"{added:+.2f} ms", judge])  # fmt: skip
         if "bare" in result.p99_ms:
