@@ -30,8 +30,7 @@ from harness.atomic import atomic_write
 from harness.load.template import SESSION_HEADER
 from harness.load.transport import ShardedTransport
 from harness.providers.classify import extended_is_overflow
-from harness.scenarios.wire_watch import wire_of
-from harness.wire import Finding, ObserverConfig, WireExchange, WireKind, WireObserver
+from harness.wire import Finding, ObserverConfig, WireExchange, WireKind, WireObserver, wire_of
 from harness.wire.observer import DEFAULT_MAX_BODY_BYTES
 
 STREAM_TYPES: Final = ("text/event-stream", "application/x-ndjson")

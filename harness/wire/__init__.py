@@ -4,7 +4,7 @@ rows, overflows, cache loss), as frozen findings. Pure like ``harness.runtime``:
 the runtime only, no I/O, clock injected.
 """
 
-from harness.wire.decode import decode_answer, decode_request, is_generation_request
+from harness.wire.decode import decode_answer, decode_request, is_generation_request, wire_of
 from harness.wire.decoded import DecodedAnswer, DecodedRequest, WireDecodeError
 from harness.wire.model import (
     FINDING_KINDS,
@@ -43,4 +43,5 @@ __all__ = [
     "decode_request",
     "is_generation_request",
     "print_rows",
+    "wire_of",
 ]
