@@ -1,7 +1,7 @@
 """The bare pass-through ``python -m bench.proxy`` compares the proxy's CPU with: the same
-stack (a starlette route, an httpx client streaming both ways, uvicorn through
-``AsgiServer``, the same header filtering) forwarding without keeping a copy, observing,
-redacting, recording or counting anything.
+stack (a starlette route, an httpx client streaming both ways over the proxy's upstream
+pool, uvicorn through ``AsgiServer``, the same header filtering) forwarding without
+keeping a copy, observing, redacting, recording or counting anything.
 
 ``python -m bench.proxy_bare UPSTREAM_BASE_URL`` serves it on 127.0.0.1 (a free port),
 prints its URL once it accepts connections, and exits 0 on SIGINT or SIGTERM.
@@ -24,6 +24,7 @@ from harness.interrupt import StopRequest, stop_on_signals
 from harness.proxy import AsgiServer, parse_upstream
 from harness.proxy.app import MAX_UPSTREAM_CONNECTIONS, METHODS, UPSTREAM_KEEP_ALIVE_S
 from harness.proxy.headers import forward_request_headers, forward_response_headers
+from harness.proxy.pool import BalancedPool
 
 
 def bare_app(upstream_url: str) -> Starlette:
@@ -32,9 +33,9 @@ def bare_app(upstream_url: str) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        limits = httpx.Limits(max_connections=MAX_UPSTREAM_CONNECTIONS,
-                              keepalive_expiry=UPSTREAM_KEEP_ALIVE_S)  # the proxy's  # fmt: skip
-        async with httpx.AsyncClient(timeout=60, trust_env=False, limits=limits) as client:
+        # the proxy's upstream pool, so the two differ only by what the proxy adds
+        pool = BalancedPool(MAX_UPSTREAM_CONNECTIONS, keepalive_expiry=UPSTREAM_KEEP_ALIVE_S)
+        async with httpx.AsyncClient(timeout=60, trust_env=False, transport=pool) as client:
             for name in list(client.headers):
                 del client.headers[name]
             clients[:] = [client]  # one per lifespan (a restarted app gets a fresh one)

@@ -89,6 +89,7 @@ RULES: dict[str, set[str]] = {
         "harness.agent",
         "harness.scenarios",
         "harness.telemetry",
+        "harness.wire",
         "harness.load",
         "harness.progress",
         "fakes",

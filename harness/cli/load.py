@@ -70,6 +70,7 @@ from harness.load.outputs import (
 from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_HTTP_TIMEOUT_S, DEFAULT_WINDOW, MAX_HTTP_TIMEOUT_S
+from harness.load.wire_watch import WireWatch, watch_wire
 from harness.progress import tracker
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
@@ -115,6 +116,7 @@ def _run_asyncio(
     stop: StopRequest,
     pricing: tuple[PriceTable | None, str | None] = (None, None),
     outputs: RunOutputs | None = None,
+    wire: WireWatch | None = None,
 ) -> LoadSummary:
     """One asyncio run; its telemetry is closed, its transcript ended and ``--metrics-out``
     written (marked when a signal stopped it) however it ends; outputs that fail are
@@ -133,10 +135,13 @@ def _run_asyncio(
         stop=stop,
         prices=pricing[0],
         price_as=pricing[1],
+        transport=wire.transport(plan.concurrency) if wire is not None else None,
     )
     try:
         return run_load(plan, run_options)
     finally:
+        if wire is not None:  # --wire-findings: what the fakes received, observed
+            err.print(wire.close(), markup=False, highlight=False)
         if stop.name is not None:  # --serve-metrics says so too (trimscope_run_interrupted)
             telemetry.mark_interrupted(stop.name)
         close_telemetry(telemetry, outputs)
@@ -233,13 +238,21 @@ def load(
         None, "--transcript", help="Folder for the run's transcript (trimscope report reads it)."
     ),
     limit: list[str] | None = LIMIT,
+    wire_findings: Path | None = typer.Option(
+        None, "--wire-findings", help="Observe the requests as trimscope proxy would: FILE."
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
     # Every output, port and variable first: nothing is run that could not be reported.
     outputs = {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}
     check_outputs(
-        {**outputs, "--html": html_path, "--metrics-out": metrics_out},
+        {
+            **outputs,
+            "--html": html_path,
+            "--metrics-out": metrics_out,
+            "--wire-findings": wire_findings,
+        },
         {"--transcript": transcript},
     )
     check_port("--serve-metrics", serve_metrics, METRICS_HOST)
@@ -269,6 +282,7 @@ def load(
         )
         # both modes price their summary (Locust's from the workers' token counters)
         prices = read_pricing(prices_path, price_as)
+        wire = watch_wire(wire_findings, locust=locust, sweep=sweep_text is not None)
         sweep = sweep_option(
             sweep_text,
             locust=locust,
@@ -301,7 +315,7 @@ def load(
     stop = StopRequest()
 
     def run_asyncio(plan: LoadPlan, options: TelemetryOptions, stop: StopRequest) -> LoadSummary:
-        return _run_asyncio(plan, options, quiet, notes, err, stop, pricing, run_outputs)
+        return _run_asyncio(plan, options, quiet, notes, err, stop, pricing, run_outputs, wire)
 
     with stop_on_signals(stop):
         if sweep is not None:

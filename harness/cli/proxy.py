@@ -22,6 +22,7 @@ from prometheus_client import CollectorRegistry
 from harness.cli.crash import EXIT_UNWRITTEN
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT
+from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.proxy_metrics import ProxyMetrics
 from harness.cli.proxy_options import (
     DEFAULT_SESSION_HEADER,
@@ -35,6 +36,7 @@ from harness.cli.proxy_options import (
     check_upstream,
     check_wire,
 )
+from harness.cli.sut_check import EXIT_INVALID
 from harness.events import EventBus
 from harness.interrupt import StopRequest, stop_on_signals
 from harness.providers.classify import extended_is_overflow
@@ -50,6 +52,7 @@ from harness.proxy import (
     Upstream,
 )
 from harness.proxy.event_sink import EventSink
+from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import MetricsServer, serve_metrics
 from harness.telemetry.exposition import write_metrics as write_metrics_file
 from harness.telemetry.setup import Telemetry, TelemetryOptions, build_telemetry
@@ -169,6 +172,13 @@ def proxy(
         str | None,
         typer.Option(help="The upstream's name in metrics and spans (default: the wire)."),
     ] = None,
+    prices_path: Annotated[
+        Path | None,
+        typer.Option("--prices", help="Price table (YAML): cost and cache-loss cost series."),
+    ] = None,
+    price_as: Annotated[
+        str | None, typer.Option(help="Price every call as this model of --prices.")
+    ] = None,
 ) -> None:
     """Forward a runtime's provider calls unchanged and report what it did to its history.
 
@@ -186,6 +196,8 @@ def proxy(
     header = check_session_header(session_header)
     check_output_paths(findings_jsonl, metrics_out, record, otel_jsonl)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
+    metrics_wanted = metrics_out is not None or serve_metrics_port is not None
+    price_of = _price_of(prices_path, price_as, metrics_wanted=metrics_wanted)
     observer = WireObserver(
         ObserverConfig(
             session_header=header,
@@ -196,7 +208,14 @@ def proxy(
     )
     settings = ProxySettings(parsed, kind, max_body_bytes, upstream_timeout_s)
     outputs = Outputs(
-        findings_jsonl, record, metrics_out, serve_metrics_port, otel_jsonl, otlp, provider_name
+        findings_jsonl,
+        record,
+        metrics_out,
+        serve_metrics_port,
+        otel_jsonl,
+        otlp,
+        provider_name,
+        price_of,
     )
     raise typer.Exit(_serve(settings, observer, (host, port), outputs))
 
@@ -210,6 +229,29 @@ class Outputs:
     otel_jsonl: Path | None = None
     otlp: bool = False
     provider_name: str | None = None
+    price_of: PriceOf | None = None
+
+
+def _price_of(path: Path | None, price_as: str | None, *, metrics_wanted: bool) -> PriceOf | None:
+    """``--prices``/``--price-as`` read as ``run`` and ``load`` read them; a bad table exits
+    2 naming ``file:line``. The table prices the metrics only, so without
+    ``--serve-metrics`` or ``--metrics-out`` it is a mistake, not a no-op."""
+    try:
+        table = read_pricing(path, price_as)
+        if table is not None and not metrics_wanted:
+            raise ValueError(
+                "--prices prices the metrics: it needs --serve-metrics or --metrics-out"
+            )
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(EXIT_INVALID) from error
+    return price_lookup(table, price_as) if table is not None else None
+
+
+def _to_ns(at: float) -> int:
+    """Event stamps (``time.time()``, the event sink's clock) as span times: a call's span
+    starts when the request arrived, though its events are published at its end."""
+    return int(at * 1e9)
 
 
 def _serve(
@@ -218,7 +260,13 @@ def _serve(
     """Serve until a signal; every output closed or written on the way out; the exit code."""
     registry = CollectorRegistry()  # the proxy's own, never the global one
     telemetry = build_telemetry(
-        TelemetryOptions(otel_jsonl=outputs.otel_jsonl, otlp=outputs.otlp, registry=registry)
+        TelemetryOptions(
+            otel_jsonl=outputs.otel_jsonl,
+            otlp=outputs.otlp,
+            registry=registry,
+            price_of=outputs.price_of,
+            clock_to_ns=_to_ns,
+        )
     )
     sinks = _sinks(registry, outputs, telemetry)
     try:

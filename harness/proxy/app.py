@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -42,9 +43,10 @@ from harness.proxy.headers import (
     scrub_text,
     secret_values,
 )
+from harness.proxy.pool import BalancedPool
 from harness.proxy.sinks import FindingSink, Outcome, Traffic
 from harness.proxy.upstream import Upstream
-from harness.wire import Finding, WireExchange, WireKind
+from harness.wire import Finding, ObservedCall, WireExchange, WireKind
 from harness.wire.observer import DEFAULT_MAX_BODY_BYTES
 
 DEFAULT_UPSTREAM_TIMEOUT_S: Final = 300.0
@@ -64,6 +66,9 @@ class Observer(Protocol):
 
     def observe(self, exchange: WireExchange) -> tuple[Finding, ...]: ...
 
+    @property
+    def last_observed(self) -> ObservedCall | None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class ProxySettings:
@@ -82,6 +87,7 @@ class _Flight:
 
     def __init__(self, proxy: ObservingProxy, request: Request) -> None:
         self.proxy = proxy
+        self.started = time.perf_counter()
         scope = request.scope
         raw_path = scope.get("raw_path") or scope["path"].encode()
         self.path = proxy.settings.upstream.path_for(raw_path.decode("latin-1").split("?")[0])
@@ -135,8 +141,10 @@ class _Flight:
         self._finished = True
         if outcome is not None:
             self.outcome = outcome
+        duration_s = time.perf_counter() - self.started
         exchange = self._exchange()
-        findings = self.proxy.observer.observe(exchange)
+        observer = self.proxy.observer
+        findings = observer.observe(exchange)
         if self.secrets:
             findings = tuple(
                 dataclasses.replace(f, detail=scrub_text(f.detail, self.secrets)) for f in findings
@@ -148,6 +156,8 @@ class _Flight:
             truncated=self.sent.truncated or self.received.truncated,
             query=redacted_query(self.query_string),
             chunks=tuple(scrub(chunk, self.secrets) for chunk in self.received.chunks),
+            duration_s=duration_s,
+            call=observer.last_observed,
         )
         self.proxy.sink.accept(exchange, findings, traffic)
 
@@ -222,17 +232,14 @@ class ObservingProxy:
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
         timeout = self.settings.upstream_timeout_s
-        limits = httpx.Limits(
-            max_connections=MAX_UPSTREAM_CONNECTIONS,
-            max_keepalive_connections=MAX_UPSTREAM_CONNECTIONS,
-            keepalive_expiry=UPSTREAM_KEEP_ALIVE_S,
+        transport = self._transport or BalancedPool(
+            MAX_UPSTREAM_CONNECTIONS, keepalive_expiry=UPSTREAM_KEEP_ALIVE_S
         )
         async with httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
-            limits=limits,
             follow_redirects=False,  # a redirect is the client's to follow, as sent
             trust_env=False,  # straight to --upstream: no proxy variables, no .netrc
-            transport=self._transport,
+            transport=transport,
         ) as client:
             for name in list(client.headers):  # httpx's defaults would add accept-encoding
                 del client.headers[name]

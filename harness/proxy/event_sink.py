@@ -1,7 +1,10 @@
-"""The sink that puts a proxied runtime on the dashboards: each exchange's findings become
-the events the reference agent emits (``harness.proxy.events``, ``source="wire"``) and are
-published on the bus the telemetry observers sit on, so the existing metrics, spans and
-dashboards show the runtime without edits."""
+"""The sink that puts a proxied runtime on the dashboards: each generation call becomes the
+call events the reference agent emits (``harness.proxy.calls``) and its findings the events
+of ``harness.proxy.events``, all ``source="wire"``, published on the bus the telemetry
+observers sit on, so the existing metrics, spans and dashboards show the runtime without
+edits. Order per exchange, as the agent's loop emits them: ``ProviderCallStarted``,
+``ProviderCallFinished``, then the findings' events (an ``OverflowDetected`` after the
+failed call's finish, so the next call of the session settles it)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import time
 from collections.abc import Callable
 
 from harness.events import Event
+from harness.proxy.calls import call_events
 from harness.proxy.events import events_for_findings
 from harness.proxy.sinks import Traffic
 from harness.wire import Finding, WireExchange
@@ -32,12 +36,16 @@ class EventSink:
     def accept(
         self, exchange: WireExchange, findings: tuple[Finding, ...], traffic: Traffic
     ) -> None:
-        if not findings:
+        call = traffic.call
+        if not findings and call is None:
             return
         at = self._clock()
-        for event in events_for_findings(
-            exchange, findings, provider=self._provider, model=None, at=at
-        ):
+        provider, events = self._provider, list[Event]()
+        if call is not None:
+            events += call_events(exchange, call, traffic, provider=provider, at=at) or ()
+        model = call.model if call is not None else None
+        events += events_for_findings(exchange, findings, provider=provider, model=model, at=at)
+        for event in events:
             self._publish(event)
 
     def close(self) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, Protocol, TypeAlias
 
-from harness.wire import Finding, WireExchange
+from harness.wire import Finding, ObservedCall, WireExchange
 
 Outcome: TypeAlias = Literal[
     "answered", "upstream_unreachable", "upstream_timeout", "upstream_broken", "client_left"
@@ -36,6 +36,12 @@ class Traffic:
     """The request's query string, key parameters redacted."""
     chunks: tuple[bytes, ...] = ()
     """The answer's bytes in the pieces they arrived in (what a replay streams back)."""
+    duration_s: float = 0.0
+    """From the request's arrival to the answer's end (or the failure): the call's latency
+    as the runtime saw it, the proxy's own hop included."""
+    call: ObservedCall | None = None
+    """The generation call the observer read in this exchange (``None``: not a generation
+    request, or its request could not be decoded)."""
 
 
 class FindingSink(Protocol):

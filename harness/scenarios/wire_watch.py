@@ -17,20 +17,14 @@ import fakes
 from harness.events import Event, ProviderCallFinished
 from harness.providers.classify import extended_is_overflow
 from harness.wire import (
-    WIRE_KINDS,
     Finding,
     ObserverConfig,
     WireExchange,
     WireKind,
     WireObserver,
-    is_generation_request,
+    wire_of,
 )
 from harness.wire.observer import DEFAULT_SESSION_HEADER
-
-
-def wire_of(method: str, path: str) -> WireKind | None:
-    """The wire format whose generation path ``path`` is (``None``: none)."""
-    return next((w for w in WIRE_KINDS if is_generation_request(w, method, path)), None)
 
 
 def _json_bytes(value: object) -> bytes:

@@ -4,7 +4,7 @@ rows, overflows, cache loss), as frozen findings. Pure like ``harness.runtime``:
 the runtime only, no I/O, clock injected.
 """
 
-from harness.wire.decode import decode_answer, decode_request, is_generation_request
+from harness.wire.decode import decode_answer, decode_request, is_generation_request, wire_of
 from harness.wire.decoded import DecodedAnswer, DecodedRequest, WireDecodeError
 from harness.wire.model import (
     FINDING_KINDS,
@@ -14,7 +14,13 @@ from harness.wire.model import (
     WireExchange,
     WireKind,
 )
-from harness.wire.observer import Decoders, ObserverConfig, OverflowClassifier, WireObserver
+from harness.wire.observer import (
+    Decoders,
+    ObservedCall,
+    ObserverConfig,
+    OverflowClassifier,
+    WireObserver,
+)
 from harness.wire.prints import RowPrint, print_rows
 
 __all__ = [
@@ -25,6 +31,7 @@ __all__ = [
     "Decoders",
     "Finding",
     "FindingKind",
+    "ObservedCall",
     "ObserverConfig",
     "OverflowClassifier",
     "RowPrint",
@@ -36,4 +43,5 @@ __all__ = [
     "decode_request",
     "is_generation_request",
     "print_rows",
+    "wire_of",
 ]

@@ -52,6 +52,9 @@ class DecodedAnswer:
     cached_tokens: int | None = None
     output_tokens: int | None = None
     provider_edits: tuple[str, ...] = ()
+    cache_write_tokens: int | None = None
+    """Input tokens written to the provider's cache (Anthropic ``cache_creation_input_tokens``,
+    Bedrock ``cacheWriteInputTokens``), part of ``input_tokens`` as the agent counts them."""
     stop_reason: str | None = None
     response_id: str | None = None
 

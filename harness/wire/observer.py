@@ -50,6 +50,18 @@ class ObserverConfig:
     clock: Callable[[], float] = field(default=time.monotonic)
 
 
+@dataclass(frozen=True, slots=True)
+class ObservedCall:
+    """The last generation exchange the observer read: its session and 1-based call
+    there, the model the request named and the answer as decoded (usage, stop reason,
+    error text), for a caller that reports the call itself (the proxy's call events)."""
+
+    session: str
+    call: int
+    model: str | None
+    answer: DecodedAnswer
+
+
 class RequestDecoder(Protocol):
     def __call__(self, wire: WireKind, path: str, body: bytes, /) -> DecodedRequest: ...
 
@@ -106,6 +118,7 @@ class WireObserver:
         self._sessions = SessionTable(self.config.idle_s, self.config.max_sessions)
         self._unobservable = 0
         self._last_call: tuple[str, int] | None = None
+        self._last_observed: ObservedCall | None = None
 
     @property
     def decoders(self) -> Decoders:
@@ -125,6 +138,12 @@ class WireObserver:
         return self._last_call
 
     @property
+    def last_observed(self) -> ObservedCall | None:
+        """The last exchange observed with its request decoded (``None`` before the first,
+        or when the last was ignored or its request could not be read)."""
+        return self._last_observed
+
+    @property
     def unobservable_count(self) -> int:
         """Exchanges the observer could not read (too large, or not decodable)."""
         return self._unobservable
@@ -132,6 +151,7 @@ class WireObserver:
     def observe(self, exchange: WireExchange) -> tuple[Finding, ...]:
         """The findings of one exchange; non-generation paths are ignored."""
         self._last_call = None
+        self._last_observed = None
         try:
             if not self.decoders.is_generation_request(
                 exchange.wire, exchange.method, exchange.path
@@ -174,6 +194,7 @@ class WireObserver:
             provider_state=holds_state(request),
         )
         self._last_call = (session.name, session.calls)
+        self._last_observed = ObservedCall(session.name, session.calls, request.model, answer)
         findings, memory = infer_call(session.memory, call)
         self._sessions.update(session, memory, answer.response_id)
         return findings

@@ -51,3 +51,11 @@ def test_figures_are_percentiles_of_every_request_and_the_median_rounds_cpu() ->
     assert result.p50_ms["direct"] == 50.5
     assert result.p99_ms["direct"] == percentile(runs.latencies_ms["direct"], 0.99) == 100.0
     assert result.cpu_ms_per_call == {"proxy": 2.2}  # the median round
+
+
+def test_a_proxy_faster_than_the_direct_run_at_p99_is_inconclusive_not_met() -> None:
+    """A negative added p99 says the direct run's own tail was longer in that run: noise
+    of a shared machine, not a measurement of the proxy."""
+    results = [_figures(50, proxy_p99=15.0, proxy_cpu=1.0)]
+    row = _row(results, "added latency p99, 50")
+    assert row.endswith("-5.00 ms ≤ 2 ms: inconclusive (direct's own p99 larger)")

@@ -21,7 +21,7 @@ from harness.wire.decode import (
     openai_responses,
 )
 from harness.wire.decode.common import error_answer
-from harness.wire.decode.paths import is_generation_request, path_model, path_streams
+from harness.wire.decode.paths import is_generation_request, path_model, path_streams, wire_of
 from harness.wire.decoded import DecodedAnswer, DecodedRequest, WireDecodeError
 from harness.wire.model import WireKind
 
@@ -75,4 +75,4 @@ def decode_answer(
         raise WireDecodeError("body: JSON nested too deeply") from None
 
 
-__all__ = ["decode_answer", "decode_request", "is_generation_request"]
+__all__ = ["decode_answer", "decode_request", "is_generation_request", "wire_of"]

@@ -14,8 +14,9 @@ Answer: a message body or its SSE events (``content_block_*`` assembled by index
 ``input_json_delta`` pieces joined). A tool call's ``arguments`` is the compact JSON of its
 input, as the next request carries it. Usage: ``input_tokens`` + ``cache_read_input_tokens``
 + ``cache_creation_input_tokens`` is the whole prompt, the cache reads are
-``cached_tokens``. ``context_management.applied_edits[].type`` and ``compaction`` blocks
-are the provider edits; ``event: error`` is the error text.
+``cached_tokens``, the writes ``cache_write_tokens``.
+``context_management.applied_edits[].type`` and ``compaction`` blocks are the provider
+edits; ``event: error`` is the error text.
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ def _read_usage(draft: AnswerDraft, usage: JsonObject | None) -> None:
     if parts[0] is not None:  # a message_delta's usage may carry the output count only
         draft.input_tokens = sum(present)
         draft.cached_tokens = parts[1]
+        draft.cache_write_tokens = created
     output = integer(usage, "output_tokens")
     draft.output_tokens = output if output is not None else draft.output_tokens
 

@@ -113,6 +113,7 @@ def _read_body(draft: AnswerDraft, body: JsonObject) -> None:
     if usage is not None:
         draft.input_tokens = integer(usage, "inputTokens")
         draft.cached_tokens = integer(usage, "cacheReadInputTokens")
+        draft.cache_write_tokens = integer(usage, "cacheWriteInputTokens")
         draft.output_tokens = integer(usage, "outputTokens")
 
 

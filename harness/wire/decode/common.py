@@ -240,6 +240,7 @@ class AnswerDraft:
     input_tokens: int | None = None
     cached_tokens: int | None = None
     output_tokens: int | None = None
+    cache_write_tokens: int | None = None
     provider_edits: list[str] = field(default_factory=list)
     stop_reason: str | None = None
     response_id: str | None = None
@@ -255,6 +256,7 @@ class AnswerDraft:
             cached_tokens=self.cached_tokens,
             output_tokens=self.output_tokens,
             provider_edits=tuple(self.provider_edits),
+            cache_write_tokens=self.cache_write_tokens,
             stop_reason=self.stop_reason,
             response_id=self.response_id,
         )

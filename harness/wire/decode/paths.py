@@ -14,7 +14,7 @@ import re
 import urllib.parse
 from typing import Final
 
-from harness.wire.model import WireKind
+from harness.wire.model import WIRE_KINDS, WireKind
 
 _GEMINI: Final = re.compile(
     r"/models/(?P<model>[^/:]+):(?P<method>streamGenerateContent|generateContent)$"
@@ -44,6 +44,12 @@ def is_generation_request(wire: WireKind, method: str, path: str) -> bool:
     if wire == "bedrock":
         return _BEDROCK.search(bare) is not None
     return bare.endswith(_ENDINGS[wire])
+
+
+def wire_of(method: str, path: str) -> WireKind | None:
+    """The wire format whose generation call ``method path`` is (``None``: none), for a
+    reader that sees several wires' traffic (the fakes' logs, a load run's client)."""
+    return next((w for w in WIRE_KINDS if is_generation_request(w, method, path)), None)
 
 
 def path_model(wire: WireKind, path: str) -> str | None:
