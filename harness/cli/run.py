@@ -24,6 +24,8 @@ from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
 from harness.progress import Tracker, tracker
+from harness.scenarios.bundled import scenario_library
+from harness.scenarios.junit_names import JunitNames
 from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
@@ -50,6 +52,7 @@ def _execute(
     err: Console,
     shown: Tracker,
     timeout_s: float,
+    names: JunitNames,
 ) -> tuple[list[Outcome], str | None]:
     """Run the suite with SIGINT and SIGTERM routed to an orderly stop, then write the
     outputs (marked when a signal stopped the run); the outcomes and that signal's name."""
@@ -93,7 +96,9 @@ def _execute(
             telemetry.shutdown()
             if junit_xml is not None:
                 not_run = [(i.path, i.scenario.id) for i in loaded[len(outcomes) :]]
-                write_junit(junit_xml, outcomes, not_run=not_run, interrupted=interrupted)
+                write_junit(
+                    junit_xml, outcomes, not_run=not_run, interrupted=interrupted, names=names
+                )
     return outcomes, interrupted
 
 
@@ -239,6 +244,7 @@ def register(app: typer.Typer) -> None:
         check_pattern("-k", k)
         check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
         loaded = select(load_paths(paths, err, resolve_limits(limit, err)), k)
+        names = JunitNames(paths or [scenario_library()])
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
             raise typer.Exit(EXIT_INVALID)
@@ -255,6 +261,7 @@ def register(app: typer.Typer) -> None:
                 scenario_timeout_s=scenario_timeout,
                 workers=sut_workers,
                 quiet=quiet,
+                names=names,
             )
         price_of = _price_of(prices_path, price_as, serve_metrics, metrics_out, err)
         telemetry = build_telemetry(
@@ -273,7 +280,7 @@ def register(app: typer.Typer) -> None:
                 err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
         shown = tracker("scenarios", len(loaded), quiet=quiet)
         outcomes, interrupted = _execute(
-            loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout
+            loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout, names
         )
         # Piped output (CI logs, files) gets room for whole scenario ids in the table.
         console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
