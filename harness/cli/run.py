@@ -22,7 +22,7 @@ from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
 from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
-from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
+from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, early_stop, stop_on_signals
 from harness.progress import Tracker, tracker
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.junit_names import JunitNames
@@ -53,11 +53,12 @@ def _execute(
     shown: Tracker,
     timeout_s: float,
     names: JunitNames,
+    stop: StopRequest,
 ) -> tuple[list[Outcome], str | None]:
     """Run the suite with SIGINT and SIGTERM routed to an orderly stop, then write the
-    outputs (marked when a signal stopped the run); the outcomes and that signal's name."""
+    outputs (marked when a signal stopped the run); the outcomes and that signal's name.
+    ``stop`` may hold a signal already (one during setup): then no scenario runs."""
     outcomes: list[Outcome] = []
-    stop = StopRequest()
 
     def progress(outcome: Outcome) -> None:
         outcomes.append(outcome)
@@ -220,6 +221,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
+        stop = early_stop()  # a signal from the process's start on is in it
         err = Console(stderr=True)
         # Every output, port and variable first: nothing is run that could not be reported.
         check_outputs(
@@ -262,6 +264,7 @@ def register(app: typer.Typer) -> None:
                 workers=sut_workers,
                 quiet=quiet,
                 names=names,
+                stop=stop,
             )
         price_of = _price_of(prices_path, price_as, serve_metrics, metrics_out, err)
         telemetry = build_telemetry(
@@ -280,7 +283,7 @@ def register(app: typer.Typer) -> None:
                 err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
         shown = tracker("scenarios", len(loaded), quiet=quiet)
         outcomes, interrupted = _execute(
-            loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout, names
+            loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout, names, stop
         )
         # Piped output (CI logs, files) gets room for whole scenario ids in the table.
         console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)

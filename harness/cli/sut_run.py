@@ -38,6 +38,7 @@ def run_sut(
     workers: int,
     quiet: bool,
     names: JunitNames | None = None,
+    stop: StopRequest | None = None,
 ) -> None:
     """Run, write the outputs (marked when interrupted), print the table, exit."""
     err = Console(stderr=True)
@@ -51,7 +52,7 @@ def run_sut(
     suite = SutSuite(
         argv, op_timeout_s=op_timeout_s, scenario_timeout_s=scenario_timeout_s, workers=workers
     )
-    stop = StopRequest()
+    stop = stop or StopRequest()  # it may hold a signal of the setup: then none runs
     with stop_on_signals(stop), shown:
         outcomes = run_sut_suite(suite, loaded, progress, stop)  # in the scenarios' order
     interrupted = stop.name
