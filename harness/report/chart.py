@@ -109,7 +109,7 @@ def session_chart(session: Session) -> str:
     label = (
         f"Session {session.session_id}: {len(session.calls)} provider calls, "
         f"{len(session.trims)} trims, {len(session.refusals)} capacity refusals, "
-        f"{len(session.overflows)} overflows"
+        f"{sum(session.overflow_answers.values())} overflows"
     )
     return el(
         "svg",
