@@ -46,6 +46,7 @@ from harness.providers import (
     PROVIDER_KINDS,
     AnthropicClient,
     Classifier,
+    OpenAIChatClient,
     OpenAIResponsesClient,
     make_client,
 )
@@ -158,12 +159,39 @@ async def _or_none(probe: Awaitable[T]) -> T | None:
         return None
 
 
-def _unusable(prober: Prober, small: Sent, redact: Redactor) -> EndpointUnusable:
+def _unusable(prober: Prober, small: Sent, redact: Redactor, base_url: str) -> EndpointUnusable:
     error = small.error
     assert error is not None, "only an unanswered small request is unusable"
-    options = f"{prober.client.provider_kind} endpoint {prober.model!r}"
+    kind = prober.client.provider_kind
+    options = f"{kind} endpoint {prober.model!r}"
     rendered = describe_failure(error, streamed=small.request.stream)
-    return EndpointUnusable(redact(f"{options} did not answer the small request: {rendered}"))
+    hint = version_hint(kind, base_url) if error.status == NOT_FOUND else None
+    message = f"{options} did not answer the small request: {rendered}"
+    return EndpointUnusable(redact(message + (f"\nhint: {hint}" if hint else "")))
+
+
+NOT_FOUND: Final = 404
+_VERSION_SEGMENT: Final = "/v1"
+
+
+def version_hint(kind: str, base_url: str) -> str | None:
+    """What a 404 most likely means about ``base_url``'s version segment: OpenAI-style
+    kinds include ``/v1`` in the base URL (as their SDKs do), the others' clients add
+    their own path to the host's (``harness.providers.factory``)."""
+    base = base_url.rstrip("/")
+    versioned = urllib.parse.urlsplit(base).path.endswith(_VERSION_SEGMENT)
+    openai_style = issubclass(CLIENT_CLASSES[kind], OpenAIChatClient | OpenAIResponsesClient)
+    if openai_style and not versioned:
+        return (
+            f"an {kind} base URL ends with /v1, as the OpenAI SDKs spell it:"
+            f" try --base-url {base}{_VERSION_SEGMENT}"
+        )
+    if not openai_style and versioned:
+        return (
+            f"the {kind} client adds its own path (/v1/...) to the base URL:"
+            f" try --base-url {base.removesuffix(_VERSION_SEGMENT)}"
+        )
+    return None
 
 
 async def _streamed_overflow(prober: Prober, kind: str, search: WindowSearch) -> Sent | None:
@@ -208,7 +236,7 @@ async def _probe_all(
         message = f"the budget cannot pay for the small request: {exhausted}"
         raise ConformanceConfigError(message) from None
     if small.error is not None:
-        raise _unusable(prober, small, client.redact)
+        raise _unusable(prober, small, client.redact, plan.options.base_url)
     orphan = await _or_none(prober.orphan_result())
     unanswered = await _or_none(prober.unanswered_call())
     row_null = await _or_none(prober.tool_round(None))

@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,29 @@ def test_rejected_key_exits_2_with_the_status_and_body(
     assert f"error: {kind} endpoint '{MODEL}' did not answer the small request" in result.stderr
     assert f"HTTP {status}" in result.stderr
     assert SECRET not in result.output
+
+
+@pytest.mark.parametrize(
+    ("kind", "wrong", "hint"),
+    [
+        ("openai", lambda url: url.removesuffix("/v1"), "an openai base URL ends with /v1"),
+        ("anthropic", lambda url: url + "/v1", "the anthropic client adds its own path"),
+    ],
+)
+def test_a_404_on_the_version_segment_gets_a_hint(
+    fake_server: FakeServerFactory, kind: str, wrong: Callable[[str], str], hint: str
+) -> None:
+    _, base_url = serve(fake_server, kind, 2000)
+    result = invoke("--provider", kind, "--base-url", wrong(base_url), "--model", MODEL)
+    assert result.exit_code == 2, result.output
+    assert "HTTP 404" in result.stderr
+    assert f"hint: {hint}" in result.stderr
+    assert f"try --base-url {base_url.rstrip('/')}" in result.stderr.replace("\n", "")
+
+
+def test_a_404_on_a_right_base_url_gets_no_hint(fake_server: FakeServerFactory) -> None:
+    _, base_url = serve(fake_server, "openai", 2000)
+    elsewhere = base_url.removesuffix("/v1") + "/elsewhere/v1"  # versioned, yet not found
+    result = invoke("--provider", "openai", "--base-url", elsewhere, "--model", MODEL)
+    assert "HTTP 404" in result.stderr
+    assert "hint:" not in result.stderr
