@@ -22,6 +22,7 @@ from harness.cli.bounds import (
     MAX_CONTEXT_WINDOW_TOKENS,
 )
 from harness.cli.paths import check_host, check_outputs, check_url
+from harness.cli.provider_lists import CLIENT_KINDS_NOTE
 from harness.cli.secrets import split_userinfo
 from harness.conformance import (
     DEFAULT_REQUEST_TIMEOUT_S,
@@ -60,7 +61,9 @@ def _write(report: ConformanceReport, json_path: Path | None, md_path: Path | No
 
 
 def conformance(
-    provider: str = typer.Option(..., help=f"Client kind: {', '.join(PROVIDER_KINDS)}."),
+    provider: str = typer.Option(
+        ..., help=f"Client kind: {', '.join(PROVIDER_KINDS)}. {CLIENT_KINDS_NOTE}"
+    ),
     base_url: str = typer.Option(..., help="The endpoint, as the kind's SDK spells it."),
     model: str = typer.Option(..., help="The model name to request."),
     api_key_env: str | None = typer.Option(

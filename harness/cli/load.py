@@ -29,6 +29,7 @@ from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.prices import price_lookup, read_pricing
+from harness.cli.provider_lists import KINDS_HELP, unknown_kind
 from harness.cli.validate import LIMIT, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
@@ -198,7 +199,7 @@ def load(
         "metrics count every event either way.",
     ),
     provider: str | None = typer.Option(
-        None, help=f"Built-in workload's client kind (default openai): {', '.join(FAKE_FOR_KIND)}."
+        None, help=f"Built-in workload's client kind (default openai): {KINDS_HELP}"
     ),
     context_window: int | None = typer.Option(
         None,
@@ -248,7 +249,7 @@ def load(
     check_port("--serve-metrics", serve_metrics, METRICS_HOST)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     if provider is not None and provider not in FAKE_FOR_KIND:
-        raise _invalid(err, f"unknown --provider {provider!r}; known: {', '.join(FAKE_FOR_KIND)}")
+        raise _invalid(err, unknown_kind(provider))
     tracing = otel_jsonl is not None or otlp
     if locust and tracing:
         raise _invalid(err, "--otel-jsonl and --otlp trace asyncio runs; Locust runs serve metrics")

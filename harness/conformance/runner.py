@@ -51,6 +51,7 @@ from harness.providers import (
     make_client,
 )
 from harness.runtime import HarnessError
+from harness.scenarios.vocabulary import did_you_mean
 
 DEFAULT_REQUEST_TIMEOUT_S: Final = 120.0
 """Each request gives up after this long without an answer (``--request-timeout``): long
@@ -112,7 +113,10 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     """Check every option and read the key from the named variable (only from there)."""
     if options.provider not in PROVIDER_KINDS:
         known = ", ".join(PROVIDER_KINDS)
-        raise ConformanceConfigError(f"unknown --provider {options.provider!r}; known: {known}")
+        hint = did_you_mean(options.provider, PROVIDER_KINDS)
+        raise ConformanceConfigError(
+            f"unknown --provider {options.provider!r}{hint}; known: {known}"
+        )
     url = urllib.parse.urlsplit(options.base_url)
     if url.scheme not in ("http", "https") or not url.netloc:
         raise ConformanceConfigError(f"--base-url must be an http(s) URL, not {options.base_url!r}")

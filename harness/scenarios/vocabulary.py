@@ -51,13 +51,19 @@ def raise_if(problems: list[tuple[Loc, str]]) -> None:
         raise FieldProblems(problems)
 
 
+def did_you_mean(word: object, known: Collection[object]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``known``, or ``""``: the one hint
+    every closed set of words gives (scenario keys, provider kinds, fakes)."""
+    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def unknown(
     word: object, known: Collection[str], what: str, *, found: str = "", limit: int = 12
 ) -> str:
     """``expected <what>[: a, b, c], found <found>'word' (did you mean 'x'?)``: one
     wording for every closed set (the choices are listed when there are few)."""
-    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = did_you_mean(word, known)
     if len(known) <= limit:
         what = f"{what}: {', '.join(map(str, known))}"
     return f"expected {what}, found {found}{word!r}{hint}"
