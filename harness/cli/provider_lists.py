@@ -14,7 +14,7 @@ from typing import Final
 
 from fakes import PROVIDER_NAMES
 from fakes.profiles import SDK_ENDPOINTS
-from harness.scenarios.vocabulary import did_you_mean
+from harness.runtime.text import did_you_mean
 
 SERVED_BY: Final = {kind: fake for kind, (fake, _) in SDK_ENDPOINTS.items() if kind != fake}
 """Client kind -> the fake that serves it, where the names differ."""

@@ -51,7 +51,7 @@ from harness.providers import (
     make_client,
 )
 from harness.runtime import HarnessError
-from harness.scenarios.vocabulary import did_you_mean
+from harness.runtime.text import did_you_mean
 
 DEFAULT_REQUEST_TIMEOUT_S: Final = 120.0
 """Each request gives up after this long without an answer (``--request-timeout``): long

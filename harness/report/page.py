@@ -15,6 +15,7 @@ from harness.report.chart import TRIGGER_COLOURS, session_chart
 from harness.report.model import Call, Session, Totals
 from harness.report.overflows import reconciliation
 from harness.report.svg import el, esc, grouped, tokens, void
+from harness.runtime.text import counted
 
 TITLE = "trimscope run report"
 
@@ -210,19 +211,22 @@ def _section(session: Session) -> str:
     incomplete = session.incomplete
     badges = [
         *([(f"incomplete: {incomplete}", True)] if incomplete is not None else []),
-        (f"{len(session.calls)} calls", False),
-        (f"{session.turns} turns", False),
-        (f"{len(session.trims)} trims", False),
-        (f"{len(session.recoveries)} recoveries", False),
-        (f"{len(session.refusals)} refusals", bool(session.refusals)),
-        (f"{sum(session.overflow_answers.values())} overflows", bool(session.overflow_answers)),
+        (counted(len(session.calls), "call"), False),
+        (counted(session.turns, "turn"), False),
+        (counted(len(session.trims), "trim"), False),
+        (counted(len(session.recoveries), "recovery", "recoveries"), False),
+        (counted(len(session.refusals), "refusal"), bool(session.refusals)),
+        (
+            counted(sum(session.overflow_answers.values()), "overflow"),
+            bool(session.overflow_answers),
+        ),
         *_look_alike_badge(session),
     ]
     badge_html = "".join(
         el("span", esc(text), class_="badge alert" if alert else "badge") for text, alert in badges
     )
     providers = ", ".join(session.providers) or "no provider"
-    meta = f"{_short(session.source)} · {providers} · {session.events} events"
+    meta = f"{_short(session.source)} · {providers} · {counted(session.events, 'event')}"
     return el(
         "section",
         el("h3", esc(session.session_id))
@@ -239,7 +243,7 @@ def _section(session: Session) -> str:
 
 def _look_alike_badge(session: Session) -> list[tuple[str, bool]]:
     count = session.overflow_kinds.count("look_alike")
-    return [(f"{count} look-alikes", False)] if count else []
+    return [(counted(count, "look-alike"), False)] if count else []
 
 
 def _short(path: Path) -> str:

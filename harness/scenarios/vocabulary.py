@@ -9,7 +9,6 @@ or variant is a load error (exit 2) instead of an expectation that can never mat
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import types
 import typing
 from collections.abc import Collection, Iterable, Mapping
@@ -20,6 +19,7 @@ from typing import Any, Final
 import fakes
 from fakes.profiles import SDK_ENDPOINTS
 from harness.events import ENUM_FIELDS, EVENT_KINDS, TrimTrigger
+from harness.runtime.text import did_you_mean
 from harness.scenarios.rules import RULES
 
 Loc = tuple[int | str, ...]
@@ -49,13 +49,6 @@ def _dotted(loc: Loc) -> str:
 def raise_if(problems: list[tuple[Loc, str]]) -> None:
     if problems:
         raise FieldProblems(problems)
-
-
-def did_you_mean(word: object, known: Collection[object]) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``known``, or ``""``: the one hint
-    every closed set of words gives (scenario keys, provider kinds, fakes)."""
-    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def unknown(
