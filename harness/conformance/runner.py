@@ -15,7 +15,7 @@ import math
 import os
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final, TypeVar
 
 import httpx
@@ -23,6 +23,7 @@ import httpx
 from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
 from harness.conformance.caching import probe_cache, prompt_cache
 from harness.conformance.checks import Findings, all_checks
+from harness.conformance.headers import Header, parse_headers, secrets_of
 from harness.conformance.metered import MeteredClient, Progress, Redactor
 from harness.conformance.probes import Prober, Sent, Sleep, describe_failure
 from harness.conformance.provider_side import (
@@ -89,6 +90,9 @@ class ConformanceOptions:
     """``--probe-cache``: send one request twice, last, and report prompt caching."""
     provider_side: tuple[str, ...] = ()
     """Provider-side context management options the endpoint claims (issue 17)."""
+    headers: tuple[Header, ...] = field(default=(), repr=False)
+    """``--header``: extra request headers (``harness.conformance.headers``; not in the
+    ``repr``: a value may be a gateway's key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +133,10 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise ConformanceConfigError(f"--request-timeout must be positive seconds, not {timeout}")
     _check_provider_side(options)
+    try:  # as the CLI parsed them; checked again for a caller building options by hand
+        parse_headers([f"{name}:{value}" for name, value in options.headers])
+    except ValueError as error:
+        raise ConformanceConfigError(str(error)) from None
     key = None
     if options.api_key_env is not None:
         key = environ.get(options.api_key_env)
@@ -283,7 +291,7 @@ async def run_conformance(
     ``on_request`` is called for each request the budget admits (the progress bar).
     """
     options = plan.options
-    redact = Redactor(plan.api_key)
+    redact = Redactor(plan.api_key, secrets_of(options.headers))
     timeout = httpx.Timeout(
         plan.request_timeout_s, connect=min(CONNECT_TIMEOUT_S, plan.request_timeout_s)
     )
@@ -294,6 +302,7 @@ async def run_conformance(
             base_url=options.base_url,
             api_key=plan.api_key,
             classifier=Classifier.EXTENDED,
+            extra_headers=dict(options.headers),
         )
         client = MeteredClient(inner, Ledger(plan.budget, on_request), redact, progress)
         prober = Prober(client, options.model, sleep)
