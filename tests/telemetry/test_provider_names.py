@@ -78,3 +78,9 @@ def test_a_run_emits_only_the_conventions_values_and_the_route_apart(tmp_path: P
     assert "openai.main" in routes
     assert labelled_routes <= routes  # a turn refused before any call has no call series
     assert not routes & in_spans
+
+
+def test_the_docs_table_is_the_code_table() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "provider-names.md").read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", page, re.M)
+    assert dict(rows) == dict(n.GEN_AI_PROVIDER_NAMES)
