@@ -138,3 +138,15 @@ def early_stop() -> StopRequest:
     """The request the early handlers record into (a signal may already be in it), or a
     new one when they were not installed."""
     return _early if _early is not None else StopRequest()
+
+
+def ignore_signals_once_written() -> None:
+    """After a run's outputs are written, a stop signal changes nothing. Ignored, not
+    recorded: the interpreter's teardown resets the handlers Python set to the default,
+    and a signal then would kill the process (exit -2) after a clean run; it keeps an
+    ignored one. Only in the process whose signals ``record_early_signals`` took (a
+    program importing the CLI keeps its own)."""
+    if _early is None:
+        return
+    for number in STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)

@@ -22,7 +22,13 @@ from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
 from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
-from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, early_stop, stop_on_signals
+from harness.interrupt import (
+    SIGNAL_EXIT_BASE,
+    StopRequest,
+    early_stop,
+    ignore_signals_once_written,
+    stop_on_signals,
+)
 from harness.progress import Tracker, tracker
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.junit_names import JunitNames
@@ -285,6 +291,7 @@ def register(app: typer.Typer) -> None:
         outcomes, interrupted = _execute(
             loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout, names, stop
         )
+        ignore_signals_once_written()  # every output is written: the verdict stands
         # Piped output (CI logs, files) gets room for whole scenario ids in the table.
         console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
         print_failures(console, outcomes)

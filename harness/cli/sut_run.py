@@ -16,7 +16,12 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
+from harness.interrupt import (
+    SIGNAL_EXIT_BASE,
+    StopRequest,
+    ignore_signals_once_written,
+    stop_on_signals,
+)
 from harness.progress import tracker
 from harness.scenarios.junit_names import JunitNames
 from harness.scenarios.loader import LoadedScenario
@@ -64,6 +69,7 @@ def run_sut(
         write_json(json_out, suite.hello, outcomes, [i for _, i in not_run], interrupted)
     if junit_xml is not None:
         write_junit(junit_xml, outcomes, not_run, interrupted, names)
+    ignore_signals_once_written()  # every output is written: the verdict stands
     console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
     console.print(summary_table(outcomes, interrupted))
     if interrupted is not None:

@@ -24,6 +24,7 @@ from tests.interrupting import (
     loaded_libraries,
     start,
     thaw,
+    wait_for_file,
     wait_for_stop_handlers,
 )
 from tests.scenarios.support import scenario, write
@@ -110,3 +111,21 @@ def test_a_signal_at_random_moments_writes_every_output(tmp_path: Path) -> None:
             assert code == EXIT_FOR[signum], f"{what}: {stderr}"
             assert _marked(out) == signum.name, what
         assert_nothing_left(running)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_once_the_outputs_are_written_changes_nothing(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    # The interpreter's teardown resets Python's handlers to the default: a signal then
+    # used to kill a run that had finished cleanly (exit -2 / -15).
+    running, out = _start(tmp_path)
+    wait_for_file(running, out / "junit.xml", timeout=60)  # written last but the table
+    for _ in range(20):  # through the table and the teardown
+        if running.process.poll() is not None:
+            break
+        running.process.send_signal(signum)
+        time.sleep(0.01)
+    code, _, stderr = finish(running)
+    assert code == 0, stderr
+    assert _marked(out) is None
