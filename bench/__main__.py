@@ -8,6 +8,7 @@ function against ``HistoryWindow``. Every ratio compares runs of this one invoca
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import sys
@@ -495,6 +496,13 @@ def goals(report: Report, medians: dict[tuple[str, int], float], retrim: list[Re
 
 # ---------------------------------------------------------------------------------- main
 
+LANGCHAIN_MODULE = "langchain_core"
+EXIT_MISSING_EXTRA = 2
+MISSING_EXTRA = (
+    "python -m bench: langchain-core is not installed (the bench extra, which `make bench`"
+    " installs): run `make bench`, or `pip install -e '.[bench]'`, or add --skip-langchain"
+)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
@@ -511,6 +519,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-langchain", action="store_true", help="skip (a)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or status")
     args = parser.parse_args(given)
+    if not args.skip_langchain and importlib.util.find_spec(LANGCHAIN_MODULE) is None:
+        print(MISSING_EXTRA, file=sys.stderr)
+        return EXIT_MISSING_EXTRA
     sizes = sorted(int(s) for s in args.sizes.split(","))
 
     began = time.perf_counter()

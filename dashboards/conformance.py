@@ -53,8 +53,8 @@ def _calls() -> Section:
                 "Failed GenAI calls by the provider's error code (_OTHER when it gave none).",
                 "ops",
                 Query(q.rate(q.count_of(n.GEN_AI_DURATION), errors,
-                             (n.LABEL_GEN_AI_PROVIDER, n.LABEL_ERROR_TYPE)),
-                      "{{gen_ai_provider_name}} {{error_type}}"),
+                             (n.LABEL_ROUTE, n.LABEL_ERROR_TYPE)),
+                      f"{{{{{n.LABEL_ROUTE}}}}} {{{{error_type}}}}"),
             ),
         ],
     )  # fmt: skip

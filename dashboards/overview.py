@@ -182,13 +182,13 @@ def _overflows() -> Section:
 
 def _provider() -> Section:
     sel = q.gen_ai_selector()
-    by = (n.LABEL_GEN_AI_PROVIDER, n.LABEL_GEN_AI_MODEL)
+    by = (n.LABEL_GEN_AI_PROVIDER, n.LABEL_ROUTE, n.LABEL_GEN_AI_MODEL)
     return (
         "Provider",
         [
             timeseries_panel(
                 "Provider latency (p50, p95)",
-                "gen_ai.client.operation.duration by provider and model.",
+                "gen_ai.client.operation.duration by provider, route and model.",
                 "s",
                 Query(q.quantile(0.5, n.GEN_AI_DURATION, sel, by), "p50 {{gen_ai_request_model}}"),
                 Query(q.quantile(0.95, n.GEN_AI_DURATION, sel, by), "p95 {{gen_ai_request_model}}"),

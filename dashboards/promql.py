@@ -28,7 +28,9 @@ def job_selector(*extra: str) -> str:
 
 
 def gen_ai_selector(*extra: str) -> str:
-    return selector(*extra, provider_label=n.LABEL_GEN_AI_PROVIDER)
+    """``$provider`` is a route alias: on the GenAI series it is ``trimscope_provider``
+    (``gen_ai_provider_name`` holds the conventions' value, ``openai``)."""
+    return selector(*extra, provider_label=n.LABEL_ROUTE)
 
 
 def bucket(spec: n.MetricSpec) -> str:

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Collection, Iterator, Sequence
+from pathlib import PurePath
 from types import FrameType
 from typing import Final
 
@@ -103,3 +105,48 @@ def stop_on_signals(
     finally:
         for number, old in previous.items():
             signal.signal(number, old)
+
+
+_early: StopRequest | None = None
+"""The stop request of a command whose signals are recorded from its first line."""
+CONSOLE_SCRIPT: Final = "trimscope"
+
+
+def record_early_signals(argv: Sequence[str], commands: Collection[str]) -> None:
+    """When this process is the ``trimscope`` console script running one of ``commands``,
+    record SIGINT and SIGTERM from now on (the CLI calls this before its heavy imports):
+    a signal during imports or setup then stops the run in order, with every output
+    written and marked, instead of killing it with nothing written. Other commands, and
+    the CLI imported by a program (tests), keep the default handlers."""
+    global _early  # noqa: PLW0603 (signal handlers are the process's, one set of them)
+    script, *args = argv or [""]
+    if PurePath(script).name != CONSOLE_SCRIPT or not args or args[0] not in commands:
+        return
+    if threading.current_thread() is not threading.main_thread() or _early is not None:
+        return
+    stop = StopRequest()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.request(signum)
+
+    for number in STOP_SIGNALS:
+        signal.signal(number, handler)
+    _early = stop
+
+
+def early_stop() -> StopRequest:
+    """The request the early handlers record into (a signal may already be in it), or a
+    new one when they were not installed."""
+    return _early if _early is not None else StopRequest()
+
+
+def ignore_signals_once_written() -> None:
+    """After a run's outputs are written, a stop signal changes nothing. Ignored, not
+    recorded: the interpreter's teardown resets the handlers Python set to the default,
+    and a signal then would kill the process (exit -2) after a clean run; it keeps an
+    ignored one. Only in the process whose signals ``record_early_signals`` took (a
+    program importing the CLI keeps its own)."""
+    if _early is None:
+        return
+    for number in STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)

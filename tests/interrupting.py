@@ -149,3 +149,37 @@ def wait_for_process(running: Running, contains: str, timeout: float) -> int:
         time.sleep(0.1)
     running.process.kill()
     raise AssertionError(f"no process running {contains!r} within {timeout}s")
+
+
+def wait_for_stop_handlers(running: Running, *, freeze: bool = False, timeout: float = 60) -> None:
+    """Wait until the process catches SIGTERM (``SigCgt`` in ``/proc/PID/status``; Python
+    catches SIGINT from its own start): the moment ``trimscope`` records stop signals.
+    ``freeze``: SIGSTOP it then (``thaw`` continues it), to look at where it was."""
+    status = Path(f"/proc/{running.process.pid}/status")
+    bit = 1 << (signal.SIGTERM - 1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and running.process.poll() is None:
+        try:
+            caught = next(
+                int(line.split()[1], 16)
+                for line in status.read_text().splitlines()
+                if line.startswith("SigCgt:")
+            )
+        except (OSError, StopIteration):
+            caught = 0
+        if caught & bit:
+            if freeze:
+                running.process.send_signal(signal.SIGSTOP)
+            return
+        time.sleep(0.001)
+    running.process.kill()
+    raise AssertionError(f"SIGTERM not caught within {timeout}s")
+
+
+def loaded_libraries(running: Running) -> str:
+    """``/proc/PID/maps``: the shared objects (C extensions) the process has loaded."""
+    return Path(f"/proc/{running.process.pid}/maps").read_text()
+
+
+def thaw(running: Running) -> None:
+    running.process.send_signal(signal.SIGCONT)

@@ -103,7 +103,14 @@ class Announcer:
             "provider_kind": call.provider_kind,
         }
 
-    def turn_started(self, agent_name: str, route: Route, model: str | None, text: str) -> None:
+    def turn_started(
+        self,
+        agent_name: str,
+        route: Route,
+        model: str | None,
+        text: str,
+        provider_kind: str | None = None,
+    ) -> None:
         self.bus.publish(
             TurnStarted(
                 **self._stamp(),
@@ -111,6 +118,7 @@ class Announcer:
                 provider=route.provider,
                 model=model,
                 user_text_bytes=len(text.encode("utf-8", "surrogatepass")),
+                provider_kind=provider_kind,
             )
         )
 
@@ -384,11 +392,18 @@ class TurnTally:
 
 @asynccontextmanager
 async def announced_turn(
-    announcer: Announcer, agent_name: str, route: Route, model: str | None, text: str
+    announcer: Announcer,
+    agent_name: str,
+    route: Route,
+    model: str | None,
+    text: str,
+    *,
+    provider_kind: str | None = None,
 ) -> AsyncIterator[TurnTally]:
     """``TurnStarted`` on entry, ``TurnFinished`` on every exit (success, error, cancel):
-    every driver's turn is bracketed the same way, so spans and turn counts see them all."""
-    announcer.turn_started(agent_name, route, model, text)
+    every driver's turn is bracketed the same way, so spans and turn counts see them all.
+    ``provider_kind``: the route's client kind (``LoopConfig.provider_kind``)."""
+    announcer.turn_started(agent_name, route, model, text, provider_kind)
     tally = TurnTally()
     try:
         yield tally

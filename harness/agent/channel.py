@@ -81,8 +81,9 @@ class ChannelOrchestrator:
         state = TurnState([*self._system, *self.caches[sender]], crumb_present=False)
         routes = self._config.routes
         route = routes.default
+        kind = self._config.provider_kind(route)
         async with announced_turn(
-            announcer, self._channel, route, routes.model_for(route), text
+            announcer, self._channel, route, routes.model_for(route), text, provider_kind=kind
         ) as tally:
             try:
                 await ToolLoop(self._config, announcer, self._ids).run(

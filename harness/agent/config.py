@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from harness.agent.dispatch import ToolMode
-from harness.agent.routes import RouteTable
+from harness.agent.routes import Route, RouteTable
 from harness.agent.tools import ToolBox
 from harness.providers import ProviderClient, ProviderRequest
 from harness.providers.classify import Classifier
@@ -81,6 +81,11 @@ class LoopConfig:
     compacting_routes: frozenset[str] = frozenset()
     """Provider references that compact through their endpoint where the proactive trim
     would run (``harness.agent.endpoint_compaction``); each needs a client that can."""
+
+    def provider_kind(self, route: Route) -> str | None:
+        """The client kind of ``route``'s provider (``None``: no client for it)."""
+        client = self.clients.get(route.provider)
+        return None if client is None else client.provider_kind
 
     def __post_init__(self) -> None:
         for ref in sorted(self.compacting_routes):

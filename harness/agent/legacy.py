@@ -60,8 +60,14 @@ class LegacySession:
         self.history.append(ChatMessage("user", text))
         routes = self._config.routes
         route = routes.select(switched=None, requested_model=model, has_images=False)
+        kind = self._config.provider_kind(route)
         async with announced_turn(
-            self.announcer, LEGACY_AGENT_NAME, route, routes.model_for(route), text
+            self.announcer,
+            LEGACY_AGENT_NAME,
+            route,
+            routes.model_for(route),
+            text,
+            provider_kind=kind,
         ) as tally:
             try:
                 return await self._attempt(model, tally, allow_outer_recovery=True)

@@ -97,7 +97,10 @@ class Agent:
             switched=self.switched_route, requested_model=model, has_images=False
         )
         model_name = self._config.routes.model_for(route)
-        async with announced_turn(self.announcer, self.name, route, model_name, text) as tally:
+        kind = self._config.provider_kind(route)
+        async with announced_turn(
+            self.announcer, self.name, route, model_name, text, provider_kind=kind
+        ) as tally:
             try:
                 await ToolLoop(self._config, self.announcer, self._ids).run(
                     state, requested_model=model, switched=self.switched_route

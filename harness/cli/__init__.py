@@ -12,10 +12,18 @@ done; 3 an internal error (a bug: the traceback is saved and its path printed).
 
 from __future__ import annotations
 
-import typer
+import sys
 
-from harness.cli.crash import run_guarded
-from harness.cli.lazy import LazyGroup
+from harness.interrupt import record_early_signals
+
+# First, before the imports below take their time: a signal from here on stops `run` in
+# order (every output written and marked) instead of killing it with nothing written.
+record_early_signals(sys.argv, ("run",))
+
+import typer  # noqa: E402
+
+from harness.cli.crash import run_guarded  # noqa: E402
+from harness.cli.lazy import LazyGroup  # noqa: E402
 
 # Paragraphs on one line each: the help renderer keeps a docstring's line breaks.
 HELP = "\n\n".join(" ".join(paragraph.split()) for paragraph in (__doc__ or "").split("\n\n"))

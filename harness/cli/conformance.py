@@ -22,6 +22,7 @@ from harness.cli.bounds import (
     MAX_CONTEXT_WINDOW_TOKENS,
 )
 from harness.cli.paths import check_host, check_outputs, check_url
+from harness.cli.provider_lists import CLIENT_KINDS_NOTE
 from harness.cli.secrets import split_userinfo
 from harness.conformance import (
     DEFAULT_REQUEST_TIMEOUT_S,
@@ -38,6 +39,8 @@ from harness.conformance import (
     to_json_text,
     write_atomically,
 )
+from harness.conformance.headers import MAX_HEADERS, parse_headers
+from harness.conformance.headers import shown as shown_headers
 from harness.progress import tracker
 from harness.providers import PROVIDER_KINDS
 
@@ -60,7 +63,9 @@ def _write(report: ConformanceReport, json_path: Path | None, md_path: Path | No
 
 
 def conformance(
-    provider: str = typer.Option(..., help=f"Client kind: {', '.join(PROVIDER_KINDS)}."),
+    provider: str = typer.Option(
+        ..., help=f"Client kind: {', '.join(PROVIDER_KINDS)}. {CLIENT_KINDS_NOTE}"
+    ),
     base_url: str = typer.Option(..., help="The endpoint, as the kind's SDK spells it."),
     model: str = typer.Option(..., help="The model name to request."),
     api_key_env: str | None = typer.Option(
@@ -101,6 +106,12 @@ def conformance(
     probe_cache: bool = typer.Option(
         False, "--probe-cache", help="Send one request twice, last: does the endpoint cache?"
     ),
+    header: list[str] = typer.Option(
+        [],
+        "--header",
+        help=f"An extra request header NAME:VALUE for a gateway (repeatable, at most"
+        f" {MAX_HEADERS}); a value that looks like a credential is never shown.",
+    ),
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     err, out = Console(stderr=True), Console()
@@ -111,6 +122,10 @@ def conformance(
     split = split_userinfo(base_url)
     base_url, environ = split.url, dict(os.environ)
     check_url("--base-url", base_url)
+    try:
+        headers = parse_headers(header)
+    except ValueError as error:
+        raise _fail(err, str(error)) from None
     if split.key is not None:
         if api_key_env is not None:
             raise _fail(err, "give the API key in --base-url or by --api-key-env, not both")
@@ -126,6 +141,7 @@ def conformance(
         request_timeout,
         probe_cache=probe_cache,
         provider_side=tuple(provider_side),
+        headers=headers,
     )
     try:
         run = plan(options, environ)
@@ -134,6 +150,10 @@ def conformance(
     # A name that does not resolve is a typo in the input, not an unusable endpoint.
     check_host("--base-url", urllib.parse.urlsplit(base_url).hostname or "")
     out.print(f"conformance: {provider} at {base_url}, model {model}", markup=False, soft_wrap=True)
+    if headers:
+        out.print(
+            f"headers: {shown_headers(headers)}", markup=False, highlight=False, soft_wrap=True
+        )
     line = budget_line(run.budget, run.request_timeout_s)
     out.print(line, markup=False, highlight=False, soft_wrap=True)
     shown = tracker("requests", run.budget.max_requests, quiet=quiet)  # the budget's bound

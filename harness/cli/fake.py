@@ -25,6 +25,7 @@ from fakes import (
 from fakes.mounts import LOOPBACK
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.paths import MAX_PORT, check_host, check_port
+from harness.cli.provider_lists import FAKES_NOTE, unknown_fake
 from harness.cli.validate import EXIT_INVALID, LIMIT, resolve_limits
 from harness.scenarios.fake_script import load_fake_script
 from harness.scenarios.limits import Limits
@@ -33,7 +34,7 @@ from harness.scenarios.loader import ScenarioError
 
 def _provider(value: str) -> str:
     if value not in PROVIDER_NAMES:
-        raise typer.BadParameter(f"{value!r} is not one of: {', '.join(PROVIDER_NAMES)}")
+        raise typer.BadParameter(unknown_fake(value))
     return value
 
 
@@ -56,7 +57,11 @@ def _announce(url: str) -> None:
 
 def serve(
     provider: Annotated[
-        str, typer.Option(help=f"One of: {', '.join(PROVIDER_NAMES)}.", callback=_provider)
+        str,
+        typer.Option(
+            help=f"The provider whose answers it copies: {', '.join(PROVIDER_NAMES)}. {FAKES_NOTE}",
+            callback=_provider,
+        ),
     ],
     model: Annotated[str, typer.Option(help="The model name the fake answers to.")],
     context_window: Annotated[

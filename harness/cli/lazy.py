@@ -9,10 +9,14 @@ here equal the commands' own short help, so the two cannot drift.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import Any, Final
 
 import typer
+
+# typer 0.29 (pinned) carries its own copy of click; its parser raises this one.
+from typer._click.exceptions import NoSuchOption
 from typer.core import TyperCommand, TyperGroup
 
 COMMANDS: Final[dict[str, tuple[str, str]]] = {
@@ -80,6 +84,29 @@ def name_the_value(error: typer.BadParameter, argv: list[str]) -> None:
         error.message = f"{error.message.rstrip('.')}; found {value!r}"
 
 
+def narrow(error: NoSuchOption) -> None:
+    """The parser offers up to three close options (``--junit``: "--junit-xml, --quiet,
+    --sut"); a typo wants the one it was meant to be: the options it begins (all of
+    them), else the single closest."""
+    close = list(error.possibilities or [])
+    typed = error.option_name
+    begun = [option for option in close if option.startswith(typed)]
+    if begun or not close:
+        error.possibilities = begun
+        return
+
+    def likeness(option: str) -> float:
+        # without the dashes, and against the option's first word too: "--junt" is
+        # "junit" mistyped (not "--sut", which shares more of its dashes)
+        bare = option.lstrip("-")
+        return max(
+            difflib.SequenceMatcher(None, typed.lstrip("-"), word).ratio()
+            for word in (bare, bare.split("-")[0])
+        )
+
+    error.possibilities = [max(close, key=likeness)]
+
+
 def refuse_empty(argv: list[str]) -> None:
     """No option or argument of trimscope means anything when empty, and some would mean
     something else: an empty path is the current folder (``--transcript ""`` would write
@@ -133,6 +160,9 @@ class LazyGroup(TyperGroup):
         except typer.BadParameter as error:
             name_the_value(error, ctx.meta.get(ARGV_KEY, []))
             raise
+        except NoSuchOption as error:
+            narrow(error)
+            raise
 
     def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
@@ -147,5 +177,6 @@ __all__ = [
     "found_value",
     "load_command",
     "name_the_value",
+    "narrow",
     "refuse_empty",
 ]

@@ -41,10 +41,10 @@ from harness.cli.load_options import (
 from harness.cli.load_sweep import RunOne, sweep_option, sweep_outputs, sweep_runs
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.prices import price_lookup, read_pricing
+from harness.cli.provider_lists import KINDS_HELP
 from harness.cli.validate import LIMIT, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
-    FAKE_FOR_KIND,
     LoadMetrics,
     LoadPlan,
     LoadSummary,
@@ -179,7 +179,7 @@ def load(
         "metrics count every event either way.",
     ),
     provider: str | None = typer.Option(
-        None, help=f"Built-in workload's client kind (default openai): {', '.join(FAKE_FOR_KIND)}."
+        None, help=f"Built-in workload's client kind (default openai): {KINDS_HELP}"
     ),
     context_window: int | None = typer.Option(
         None,

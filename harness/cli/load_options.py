@@ -6,6 +6,7 @@ from pathlib import Path
 
 from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
 
+from harness.cli.provider_lists import unknown_kind
 from harness.load import FAKE_FOR_KIND, SessionTemplate
 
 DEFAULT_TURNS = 10
@@ -50,7 +51,7 @@ def refused_combination(
     """What is wrong with these options together, or ``None``."""
     tracing = otel_jsonl is not None or otlp
     if provider is not None and provider not in FAKE_FOR_KIND:
-        return f"unknown --provider {provider!r}; known: {', '.join(FAKE_FOR_KIND)}"
+        return unknown_kind(provider)
     if locust and tracing:
         return "--otel-jsonl and --otlp trace asyncio runs; Locust runs serve metrics"
     if sample is not None and not tracing:

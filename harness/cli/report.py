@@ -54,7 +54,9 @@ def register(app: typer.Typer) -> None:
         Console(highlight=False).print(
             f"wrote {output}: {totals.sessions} session(s), {totals.calls} call(s), "
             f"{totals.trims} trim(s), {totals.refusals} refusal(s), "
-            f"{totals.overflows} overflow(s) from {totals.files} file(s)",
+            f"{totals.overflows} overflow answer(s)"
+            + (f" ({looks} look-alike(s))" if (looks := totals.overflow_counts.look_alike) else "")
+            + f" from {totals.files} file(s)",
             markup=False,
             soft_wrap=True,
         )

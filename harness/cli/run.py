@@ -22,8 +22,16 @@ from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
 from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
-from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
+from harness.interrupt import (
+    SIGNAL_EXIT_BASE,
+    StopRequest,
+    early_stop,
+    ignore_signals_once_written,
+    stop_on_signals,
+)
 from harness.progress import Tracker, tracker
+from harness.scenarios.bundled import scenario_library
+from harness.scenarios.junit_names import JunitNames
 from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
@@ -50,11 +58,13 @@ def _execute(
     err: Console,
     shown: Tracker,
     timeout_s: float,
+    names: JunitNames,
+    stop: StopRequest,
 ) -> tuple[list[Outcome], str | None]:
     """Run the suite with SIGINT and SIGTERM routed to an orderly stop, then write the
-    outputs (marked when a signal stopped the run); the outcomes and that signal's name."""
+    outputs (marked when a signal stopped the run); the outcomes and that signal's name.
+    ``stop`` may hold a signal already (one during setup): then no scenario runs."""
     outcomes: list[Outcome] = []
-    stop = StopRequest()
 
     def progress(outcome: Outcome) -> None:
         outcomes.append(outcome)
@@ -93,7 +103,9 @@ def _execute(
             telemetry.shutdown()
             if junit_xml is not None:
                 not_run = [(i.path, i.scenario.id) for i in loaded[len(outcomes) :]]
-                write_junit(junit_xml, outcomes, not_run=not_run, interrupted=interrupted)
+                write_junit(
+                    junit_xml, outcomes, not_run=not_run, interrupted=interrupted, names=names
+                )
     return outcomes, interrupted
 
 
@@ -215,6 +227,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Run scenarios against in-process fakes and check what must happen."""
+        stop = early_stop()  # a signal from the process's start on is in it
         err = Console(stderr=True)
         # Every output, port and variable first: nothing is run that could not be reported.
         check_outputs(
@@ -239,6 +252,7 @@ def register(app: typer.Typer) -> None:
         check_pattern("-k", k)
         check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
         loaded = select(load_paths(paths, err, resolve_limits(limit, err)), k)
+        names = JunitNames(paths or [scenario_library()])
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
             raise typer.Exit(EXIT_INVALID)
@@ -255,6 +269,8 @@ def register(app: typer.Typer) -> None:
                 scenario_timeout_s=scenario_timeout,
                 workers=sut_workers,
                 quiet=quiet,
+                names=names,
+                stop=stop,
             )
         price_of = _price_of(prices_path, price_as, serve_metrics, metrics_out, err)
         telemetry = build_telemetry(
@@ -273,8 +289,9 @@ def register(app: typer.Typer) -> None:
                 err.print(f"metrics: served for {hold_metrics:g}s after the run (Ctrl-C stops)")
         shown = tracker("scenarios", len(loaded), quiet=quiet)
         outcomes, interrupted = _execute(
-            loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout
+            loaded, telemetry, transcript, junit_xml, err, shown, scenario_timeout, names, stop
         )
+        ignore_signals_once_written()  # every output is written: the verdict stands
         # Piped output (CI logs, files) gets room for whole scenario ids in the table.
         console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
         print_failures(console, outcomes)

@@ -16,8 +16,14 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals
+from harness.interrupt import (
+    SIGNAL_EXIT_BASE,
+    StopRequest,
+    ignore_signals_once_written,
+    stop_on_signals,
+)
 from harness.progress import tracker
+from harness.scenarios.junit_names import JunitNames
 from harness.scenarios.loader import LoadedScenario
 from harness.sut.report import FAILED_VERDICTS, summary_table, write_json, write_junit
 from harness.sut.suite import SutOutcome, SutSuite, run_sut_suite
@@ -36,6 +42,8 @@ def run_sut(
     scenario_timeout_s: float,
     workers: int,
     quiet: bool,
+    names: JunitNames | None = None,
+    stop: StopRequest | None = None,
 ) -> None:
     """Run, write the outputs (marked when interrupted), print the table, exit."""
     err = Console(stderr=True)
@@ -49,7 +57,7 @@ def run_sut(
     suite = SutSuite(
         argv, op_timeout_s=op_timeout_s, scenario_timeout_s=scenario_timeout_s, workers=workers
     )
-    stop = StopRequest()
+    stop = stop or StopRequest()  # it may hold a signal of the setup: then none runs
     with stop_on_signals(stop), shown:
         outcomes = run_sut_suite(suite, loaded, progress, stop)  # in the scenarios' order
     interrupted = stop.name
@@ -60,7 +68,8 @@ def run_sut(
     if json_out is not None:
         write_json(json_out, suite.hello, outcomes, [i for _, i in not_run], interrupted)
     if junit_xml is not None:
-        write_junit(junit_xml, outcomes, not_run, interrupted)
+        write_junit(junit_xml, outcomes, not_run, interrupted, names)
+    ignore_signals_once_written()  # every output is written: the verdict stands
     console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
     console.print(summary_table(outcomes, interrupted))
     if interrupted is not None:

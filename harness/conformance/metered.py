@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -45,22 +45,25 @@ def describe_status(status: int | None, *, streamed: bool) -> str:
 
 
 class Redactor:
-    """Replaces the secret wherever it appears, whole or partly masked (a run of asterisks
-    between a prefix and a suffix of the key); a run without a key redacts nothing."""
+    """Replaces the secrets wherever they appear, whole or partly masked (a run of
+    asterisks between a prefix and a suffix of one); a run without any redacts nothing.
+    ``more``: further secrets, e.g. the values of auth-like ``--header`` options."""
 
-    def __init__(self, secret: str | None) -> None:
-        self._secret = secret or None
+    def __init__(self, secret: str | None, more: Sequence[str] = ()) -> None:
+        self._secrets = tuple(s for s in (secret, *more) if s)
 
     def __call__(self, text: str) -> str:
-        if self._secret is None:
+        if not self._secrets:
             return text
-        return MASKED.sub(self._masked, text.replace(self._secret, REDACTED))
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return MASKED.sub(self._masked, text)
 
     def _masked(self, match: re.Match[str]) -> str:
         head, tail = match.group(1), match.group(2)
-        secret = self._secret or ""
-        if (head or tail) and secret.startswith(head) and secret.endswith(tail):
-            return REDACTED
+        for secret in self._secrets:
+            if (head or tail) and secret.startswith(head) and secret.endswith(tail):
+                return REDACTED
         return match.group(0)
 
     def excerpt(self, text: str, limit: int = EXCERPT_CHARS) -> str:

@@ -14,6 +14,7 @@ from rich.text import Text
 from harness.atomic import write_text_atomic
 from harness.conformance.budget import ProbeBudget
 from harness.conformance.report import ConformanceReport, Verdict
+from harness.runtime.text import counted
 
 _STYLE: Final = {
     Verdict.PASS: "green",
@@ -30,7 +31,7 @@ def budget_line(budget: ProbeBudget, request_timeout_s: float | None = None) -> 
         "" if request_timeout_s is None else f"; each request waits at most {request_timeout_s:g} s"
     )
     return (
-        f"budget: at most {budget.max_requests} requests and "
+        f"budget: at most {counted(budget.max_requests, 'request')} and "
         f"{budget.max_input_tokens:,} input tokens (runtime estimate, raised to reported "
         f"usage){wait}"
     )

@@ -15,7 +15,7 @@ import math
 import os
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final, TypeVar
 
 import httpx
@@ -23,6 +23,7 @@ import httpx
 from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
 from harness.conformance.caching import probe_cache, prompt_cache
 from harness.conformance.checks import Findings, all_checks
+from harness.conformance.headers import Header, parse_headers, secrets_of
 from harness.conformance.metered import MeteredClient, Progress, Redactor
 from harness.conformance.probes import Prober, Sent, Sleep, describe_failure
 from harness.conformance.provider_side import (
@@ -45,10 +46,12 @@ from harness.providers import (
     CLIENT_CLASSES,
     PROVIDER_KINDS,
     AnthropicClient,
+    OpenAIChatClient,
     OpenAIResponsesClient,
     make_client,
 )
 from harness.runtime import HarnessError
+from harness.runtime.text import did_you_mean
 
 DEFAULT_REQUEST_TIMEOUT_S: Final = 120.0
 """Each request gives up after this long without an answer (``--request-timeout``): long
@@ -86,6 +89,9 @@ class ConformanceOptions:
     """``--probe-cache``: send one request twice, last, and report prompt caching."""
     provider_side: tuple[str, ...] = ()
     """Provider-side context management options the endpoint claims (issue 17)."""
+    headers: tuple[Header, ...] = field(default=(), repr=False)
+    """``--header``: extra request headers (``harness.conformance.headers``; not in the
+    ``repr``: a value may be a gateway's key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +116,10 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     """Check every option and read the key from the named variable (only from there)."""
     if options.provider not in PROVIDER_KINDS:
         known = ", ".join(PROVIDER_KINDS)
-        raise ConformanceConfigError(f"unknown --provider {options.provider!r}; known: {known}")
+        hint = did_you_mean(options.provider, PROVIDER_KINDS)
+        raise ConformanceConfigError(
+            f"unknown --provider {options.provider!r}{hint}; known: {known}"
+        )
     url = urllib.parse.urlsplit(options.base_url)
     if url.scheme not in ("http", "https") or not url.netloc:
         raise ConformanceConfigError(f"--base-url must be an http(s) URL, not {options.base_url!r}")
@@ -123,6 +132,10 @@ def plan(options: ConformanceOptions, environ: Mapping[str, str] = os.environ) -
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise ConformanceConfigError(f"--request-timeout must be positive seconds, not {timeout}")
     _check_provider_side(options)
+    try:  # as the CLI parsed them; checked again for a caller building options by hand
+        parse_headers([f"{name}:{value}" for name, value in options.headers])
+    except ValueError as error:
+        raise ConformanceConfigError(str(error)) from None
     key = None
     if options.api_key_env is not None:
         key = environ.get(options.api_key_env)
@@ -157,12 +170,39 @@ async def _or_none(probe: Awaitable[T]) -> T | None:
         return None
 
 
-def _unusable(prober: Prober, small: Sent, redact: Redactor) -> EndpointUnusable:
+def _unusable(prober: Prober, small: Sent, redact: Redactor, base_url: str) -> EndpointUnusable:
     error = small.error
     assert error is not None, "only an unanswered small request is unusable"
-    options = f"{prober.client.provider_kind} endpoint {prober.model!r}"
+    kind = prober.client.provider_kind
+    options = f"{kind} endpoint {prober.model!r}"
     rendered = describe_failure(error, streamed=small.request.stream)
-    return EndpointUnusable(redact(f"{options} did not answer the small request: {rendered}"))
+    hint = version_hint(kind, base_url) if error.status == NOT_FOUND else None
+    message = f"{options} did not answer the small request: {rendered}"
+    return EndpointUnusable(redact(message + (f"\nhint: {hint}" if hint else "")))
+
+
+NOT_FOUND: Final = 404
+_VERSION_SEGMENT: Final = "/v1"
+
+
+def version_hint(kind: str, base_url: str) -> str | None:
+    """What a 404 most likely means about ``base_url``'s version segment: OpenAI-style
+    kinds include ``/v1`` in the base URL (as their SDKs do), the others' clients add
+    their own path to the host's (``harness.providers.factory``)."""
+    base = base_url.rstrip("/")
+    versioned = urllib.parse.urlsplit(base).path.endswith(_VERSION_SEGMENT)
+    openai_style = issubclass(CLIENT_CLASSES[kind], OpenAIChatClient | OpenAIResponsesClient)
+    if openai_style and not versioned:
+        return (
+            f"an {kind} base URL ends with /v1, as the OpenAI SDKs spell it:"
+            f" try --base-url {base}{_VERSION_SEGMENT}"
+        )
+    if not openai_style and versioned:
+        return (
+            f"the {kind} client adds its own path (/v1/...) to the base URL:"
+            f" try --base-url {base.removesuffix(_VERSION_SEGMENT)}"
+        )
+    return None
 
 
 async def _streamed_overflow(prober: Prober, kind: str, search: WindowSearch) -> Sent | None:
@@ -207,7 +247,7 @@ async def _probe_all(
         message = f"the budget cannot pay for the small request: {exhausted}"
         raise ConformanceConfigError(message) from None
     if small.error is not None:
-        raise _unusable(prober, small, client.redact)
+        raise _unusable(prober, small, client.redact, plan.options.base_url)
     orphan = await _or_none(prober.orphan_result())
     unanswered = await _or_none(prober.unanswered_call())
     row_null = await _or_none(prober.tool_round(None))
@@ -250,7 +290,7 @@ async def run_conformance(
     ``on_request`` is called for each request the budget admits (the progress bar).
     """
     options = plan.options
-    redact = Redactor(plan.api_key)
+    redact = Redactor(plan.api_key, secrets_of(options.headers))
     timeout = httpx.Timeout(
         plan.request_timeout_s, connect=min(CONNECT_TIMEOUT_S, plan.request_timeout_s)
     )
@@ -260,6 +300,7 @@ async def run_conformance(
             client=http,
             base_url=options.base_url,
             api_key=plan.api_key,
+            extra_headers=dict(options.headers),
         )
         client = MeteredClient(inner, Ledger(plan.budget, on_request), redact, progress)
         prober = Prober(client, options.model, sleep)

@@ -84,6 +84,9 @@ class TurnStarted(_Base):
     provider: str
     model: str | None
     user_text_bytes: int
+    provider_kind: str | None = None
+    """The route's client kind (``openai``, ``anthropic``...): what ``gen_ai.provider.name``
+    is named from; ``None`` in transcripts written before it was recorded."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

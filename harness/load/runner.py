@@ -47,6 +47,7 @@ from harness.load.template import LoadPlan, write_plan
 from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
 from harness.progress import Tracker
 from harness.providers.canonical import decoded_row
+from harness.runtime.text import counted
 
 STOP_GRACE_S = 5.0
 """How long turns running at the deadline may take to finish before they are cancelled."""
@@ -141,7 +142,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             counts.interrupted += label == INTERRUPTED
             if metrics is not None:
                 metrics.session_ended(label)
-            shown.advance(detail=f"{tally.provider_calls:,} calls")
+            shown.advance(detail=counted(tally.provider_calls, "call"))
 
         async def worker(slot: int) -> None:
             while (index := next(indices)) < plan.sessions and time.monotonic() < deadline:

@@ -21,6 +21,7 @@ from harness.load.fake import ServerStats
 from harness.load.outputs import UnwrittenOutput
 from harness.load.prices import PriceTable
 from harness.load.tally import percentile
+from harness.runtime.text import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +241,7 @@ def render(summary: LoadSummary, console: Console) -> None:
             "sessions",
             f"{s.sessions_completed:,} completed, {s.sessions_failed:,} failed,"
             f" {s.sessions_interrupted:,} interrupted of {s.sessions_requested:,}"
-            f" (concurrency {s.concurrency}, {s.turns} turns)",
+            f" (concurrency {s.concurrency}, {counted(s.turns, 'turn')})",
         ),
         ("sessions/s", f"{s.sessions_per_s:,.2f}"),
         ("provider calls", f"{s.provider_calls:,} ({_counts(s.calls_by_outcome)})"),
@@ -248,14 +249,14 @@ def render(summary: LoadSummary, console: Console) -> None:
         ("failed calls", f"{s.failed_calls:,} ({s.failed_call_share:.1%})"),
         ("turns", _counts(s.turns_by_outcome)),
         ("turn errors", _counts(s.turn_errors)),
-        ("trims per session", f"{s.trims_per_session:,.3f} ({s.trims_total:,} trims)"),
+        ("trims per session", f"{s.trims_per_session:,.3f} ({counted(s.trims_total, 'trim')})"),
         ("recoveries", _counts(s.recoveries)),
         ("overflows detected", f"{s.overflows_detected:,}"),
         ("capacity refusals", f"{s.capacity_refusals:,}"),
         (
             "harness overhead/call",
             f"{approx}p50 {_fmt(s.overhead.p50_ms, ' ms')}, p95 {_fmt(s.overhead.p95_ms, ' ms')}"
-            f" ({s.overhead.samples:,} calls)",
+            f" ({counted(s.overhead.samples, 'call')})",
         ),
         (
             "HTTP round trip/call",
@@ -278,7 +279,7 @@ def render(summary: LoadSummary, console: Console) -> None:
             (
                 f"fake {death.ref} DIED",
                 f"after {death.after_s:,.2f} s (exit {death.exit_code}); "
-                f"{death.failed_calls_after:,} calls failed after it",
+                f"{counted(death.failed_calls_after, 'call')} failed after it",
             )
         )
     rows += _cache_rows(s)

@@ -30,6 +30,10 @@ from harness.load.template import SessionTemplate
 SweepKey: TypeAlias = Literal["budget", "ratio", "turn_limit"]
 SWEEP_KEYS: Final[tuple[SweepKey, ...]] = ("budget", "ratio", "turn_limit")
 MAX_SWEEP_VALUES: Final = 20
+OFF: Final[dict[SweepKey, float]] = {"budget": 0}
+"""The value that turns the swept setting off (budget 0: the reference's "no trimming")."""
+NO_ERROR_CLASS: Final = "no error class"
+"""A failed turn's class when its ``TurnFinished`` named none (an iteration limit)."""
 TRIGGERS: Final = ("proactive", "reported_usage", "reactive", "turn_limit")
 _FORMAT: Final = f"KEY=V1,V2,... with KEY one of {', '.join(SWEEP_KEYS)}"
 
@@ -83,10 +87,22 @@ def swept(template: SessionTemplate, key: SweepKey, value: float) -> SessionTemp
     return replace(template, profile=profile, name=f"{template.name} {key}={label}")
 
 
+def value_label(key: SweepKey, value: float) -> str:
+    """``1200``, ``0.5``; ``0 = off`` for the value that turns the setting off."""
+    label = f"{int(value)}" if key != "ratio" else f"{value:g}"
+    return f"{label} = off" if OFF.get(key) == value else label
+
+
 @dataclass(frozen=True, slots=True)
 class SweepRow:
     value: float
+    label: str
     sessions: int
+    turns: int
+    turns_ok: int
+    turns_failed: dict[str, int]
+    """Failed turns by error class (``ContextCapacityExceeded``...), most first: a
+    column whose turns failed is cheap because it did less, not because it trimmed well."""
     trims_per_session: dict[str, float]
     overflows_per_session: float
     recovery_rate: float | None
@@ -103,7 +119,17 @@ def _per(count: float, sessions: int) -> float:
     return round(count / sessions, 4) if sessions else 0.0
 
 
-def sweep_row(value: float, summary: LoadSummary) -> SweepRow:
+def turns_failed(summary: LoadSummary) -> dict[str, int]:
+    """The turns that did not end ``ok``, by error class, most first."""
+    failed = sum(c for outcome, c in summary.turns_by_outcome.items() if outcome != "ok")
+    classes = dict(sorted(summary.turn_errors.items(), key=lambda item: (-item[1], item[0])))
+    unnamed = failed - sum(classes.values())
+    if unnamed > 0:
+        classes[NO_ERROR_CLASS] = unnamed
+    return classes
+
+
+def sweep_row(value: float, summary: LoadSummary, key: SweepKey = "budget") -> SweepRow:
     """One row: per-session figures over the sessions that started. The recovery rate is
     the share of detected overflows whose reactive trim retried (``retrying``)."""
     n = summary.sessions_started
@@ -115,7 +141,11 @@ def sweep_row(value: float, summary: LoadSummary) -> SweepRow:
     cache, cost = summary.cache, summary.cost
     return SweepRow(
         value=value,
+        label=value_label(key, value),
         sessions=n,
+        turns=sum(summary.turns_by_outcome.values()),
+        turns_ok=summary.turns_by_outcome.get("ok", 0),
+        turns_failed=turns_failed(summary),
         trims_per_session={t: _per(c, n) for t, c in by_trigger.items()},
         overflows_per_session=_per(overflows, n),
         recovery_rate=round(retried / overflows, 4) if overflows else None,
@@ -142,8 +172,25 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
-def _lines(row: SweepRow) -> list[tuple[str, str]]:
+def failed_classes(rows: Sequence[SweepRow]) -> list[str]:
+    """Every error class some column's turns failed with, most failed turns first."""
+    totals: dict[str, int] = {}
+    for row in rows:
+        for name, count in row.turns_failed.items():
+            totals[name] = totals.get(name, 0) + count
+    return sorted(totals, key=lambda name: (-totals[name], name))
+
+
+def in_numeric_order(rows: Sequence[SweepRow]) -> list[SweepRow]:
+    """The table's and the plots' order: by value (0 = off first), whatever was typed."""
+    return sorted(rows, key=lambda row: row.value)
+
+
+def _lines(row: SweepRow, classes: Sequence[str]) -> list[tuple[str, str]]:
     return [
+        ("turns", f"{row.turns:,}"),
+        ("turns ok", f"{row.turns_ok:,}"),
+        *((f"turns failed: {name}", f"{row.turns_failed.get(name, 0):,}") for name in classes),
         *((f"{t} trims/session", _num(row.trims_per_session[t])) for t in TRIGGERS),
         ("overflows/session", _num(row.overflows_per_session)),
         ("overflows recovered", _num(row.recovery_rate, 3)),
@@ -157,13 +204,32 @@ def _lines(row: SweepRow) -> list[tuple[str, str]]:
     ]
 
 
+def column_head(row: SweepRow) -> str:
+    """The column's value, marked when some of its turns failed."""
+    failed = row.turns - row.turns_ok
+    return f"{row.label} ! {failed:,} failed" if failed else row.label
+
+
+FAILED_NOTE: Final = (
+    "! some turns failed (rows 'turns failed'): that column's cost, cache and trim figures"
+    " cover less work than the others'"
+)
+
+
 def render_sweep(sweep: SweepSummary, console: Console) -> None:
-    """One table: a column per swept value, a row per measure."""
-    table = Table(title=f"trimscope load --sweep {sweep.key} ({sweep.template})")
+    """One table: a column per swept value (in numeric order), a row per measure."""
+    rows = in_numeric_order(sweep.rows)
+    marked = any(row.turns_failed for row in rows)
+    table = Table(
+        title=f"trimscope load --sweep {sweep.key} ({sweep.template})",
+        caption=FAILED_NOTE if marked else None,
+    )
     table.add_column(sweep.key, style="bold")
-    for row in sweep.rows:
-        table.add_column(f"{row.value:g}", justify="right")
-    columns = [_lines(row) for row in sweep.rows]
+    for row in rows:
+        style = "bold red" if row.turns_failed else None
+        table.add_column(column_head(row), justify="right", header_style=style)
+    classes = failed_classes(rows)
+    columns = [_lines(row, classes) for row in rows]
     for index, (what, _) in enumerate(columns[0] if columns else []):
         shown = f"{what} ({sweep.currency})" if what == "cost/session" and sweep.currency else what
         table.add_row(shown, *(column[index][1] for column in columns))
@@ -181,5 +247,5 @@ def sweep_summary(
     """The rows of the values that ran, in order: a signal ends a sweep after the run it
     stopped, so ``runs`` may cover only the first values (the last one marked interrupted)."""
     values = sweep.values[: len(runs)]
-    rows = [sweep_row(v, s) for v, s in zip(values, runs, strict=True)]
+    rows = [sweep_row(v, s, sweep.key) for v, s in zip(values, runs, strict=True)]
     return SweepSummary(sweep.key, template, currency, rows, list(runs))

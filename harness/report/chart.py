@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from harness.report.model import Call, Recovery, Refusal, Session, Trim
 from harness.report.svg import el, grouped, nice_step, tokens, void
+from harness.runtime.text import counted
 
 WIDTH, HEIGHT = 900, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 70, 34, 40
@@ -107,9 +108,10 @@ def session_chart(session: Session) -> str:
         *(_recovery(recovery, scale) for recovery in session.recoveries),
     ]
     label = (
-        f"Session {session.session_id}: {len(session.calls)} provider calls, "
-        f"{len(session.trims)} trims, {len(session.refusals)} capacity refusals, "
-        f"{len(session.overflows)} overflows"
+        f"Session {session.session_id}: {counted(len(session.calls), 'provider call')}, "
+        f"{counted(len(session.trims), 'trim')}, "
+        f"{counted(len(session.refusals), 'capacity refusal')}, "
+        f"{counted(sum(session.overflow_answers.values()), 'overflow')}"
     )
     return el(
         "svg",
@@ -248,8 +250,8 @@ def _trim(trim: Trim, rank: int, scale: Scale) -> str:
     tip = "\n".join(
         [
             f"trim ({event.trigger.value}): {event.reason}",
-            f"dropped {event.dropped_messages} messages / {event.dropped_turns} turns, "
-            f"kept {event.kept_turns} turns",
+            f"dropped {counted(event.dropped_messages, 'message')} / "
+            f"{counted(event.dropped_turns, 'turn')}, kept {counted(event.kept_turns, 'turn')}",
             f"tokens {grouped(event.tokens_before)} → {grouped(event.tokens_after)}, "
             f"budget {grouped(event.budget_tokens)}",
             f"turn {event.turn_id or '- (seeding)'}",

@@ -8,7 +8,8 @@ Positions on a session's x axis: provider call *k* (1-based, in the order its
 and *k + 1* (a trim, a capacity refusal, a recovery) sits at ``k + 0.5``, so a trim before
 the first call sits at ``0.5``. A call's budget is the last ``BudgetResolved`` recorded in
 its session before it (the loop resolves one per call); its window is the call's own
-``model_context_window``. An overflow belongs to the call its ``call_id`` names.
+``model_context_window``. An overflow belongs to the call its ``call_id`` names; what is
+counted as one is ``harness.report.overflows``'s to say.
 
 A session is *incomplete* when a signal stopped it (an ``interrupted`` line names it) or
 when a turn of it started and never finished (the process died). Incomplete sessions are
@@ -41,6 +42,7 @@ from harness.events import (
     TurnStarted,
     WireFindingObserved,
 )
+from harness.report.overflows import OverflowCounts, OverflowKind, overflow_counts, overflow_kind
 from harness.telemetry.transcript import InterruptedMark
 
 
@@ -89,6 +91,10 @@ class Session:
     refusals: list[Refusal] = field(default_factory=list)
     recoveries: list[Recovery] = field(default_factory=list)
     overflows: list[OverflowDetected] = field(default_factory=list)
+    overflow_kinds: list[OverflowKind] = field(default_factory=list)
+    """The kind of each of ``overflows``, in the same order."""
+    overflow_answers: Counter[str] = field(default_factory=Counter)
+    """Attempts that ended ``overflow``, by provider."""
     turns: int = 0
     turn_outcomes: Counter[str] = field(default_factory=Counter)
     tool_calls: int = 0
@@ -175,6 +181,8 @@ class Session:
                 self._start(event)
             case ProviderCallFinished():
                 call = self._by_call_id.get(event.call_id)
+                if event.outcome == "overflow":
+                    self.overflow_answers[event.provider] += 1
                 if call is not None:
                     call.outcome, call.input_tokens = event.outcome, event.input_tokens
                     call.cache_read_tokens = event.cache_read_input_tokens
@@ -184,6 +192,9 @@ class Session:
                 overflowed = self._by_call_id.get(event.call_id)
                 if overflowed is not None:
                     overflowed.overflow = event
+                # the attempt it follows has finished: its outcome says what it was
+                outcome = None if overflowed is None else overflowed.outcome or "unfinished"
+                self.overflow_kinds.append(overflow_kind(event, outcome))
             case RecoveryAttempted():
                 self.recoveries.append(Recovery(self.gap, event))
             case _:
@@ -227,8 +238,12 @@ def sessions_of(
 @dataclass(frozen=True, slots=True)
 class OverflowTally:
     count: int
+    """``OverflowDetected`` events: errors a classifier called an overflow."""
     reference_recognised: int
     extended_recognised: int
+    answers: int = 0
+    """Attempts that ended ``overflow``."""
+    look_alikes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +280,7 @@ class Totals:
     refusals_by_purpose: dict[str, int]
     overflows_by_provider: dict[str, OverflowTally]
     incomplete_sessions: int = 0
+    overflow_kinds: list[OverflowKind] = field(default_factory=list)
     cache: CacheTally = field(default_factory=lambda: CacheTally(0, 0, 0, {}))
 
     @property
@@ -277,7 +293,13 @@ class Totals:
 
     @property
     def overflows(self) -> int:
-        return sum(tally.count for tally in self.overflows_by_provider.values())
+        """Overflow answers (``harness.report.overflows``), not classifier events."""
+        return self.overflow_counts.answers
+
+    @property
+    def overflow_counts(self) -> OverflowCounts:
+        answers = sum(tally.answers for tally in self.overflows_by_provider.values())
+        return overflow_counts(answers, self.overflow_kinds)
 
 
 def totals_of(every: Sequence[Session], files: int) -> Totals:
@@ -292,15 +314,7 @@ def totals_of(every: Sequence[Session], files: int) -> Totals:
         row[trim.trigger.value] += 1
     calls = [call for session in sessions for call in session.calls]
     refusals = [refusal.event for session in sessions for refusal in session.refusals]
-    overflows = [overflow for session in sessions for overflow in session.overflows]
-    by_provider: dict[str, OverflowTally] = {}
-    for provider in dict.fromkeys(o.provider for o in overflows):
-        mine = [o for o in overflows if o.provider == provider]
-        by_provider[provider] = OverflowTally(
-            count=len(mine),
-            reference_recognised=sum(o.reference_verdict for o in mine),
-            extended_recognised=sum(o.extended_verdict for o in mine),
-        )
+    by_provider = _overflows_by_provider(sessions)
     return Totals(
         files=files,
         sessions=len(sessions),
@@ -319,8 +333,31 @@ def totals_of(every: Sequence[Session], files: int) -> Totals:
         refusals_by_purpose=dict(Counter(refusal.purpose for refusal in refusals)),
         overflows_by_provider=by_provider,
         incomplete_sessions=len(every) - len(sessions),
+        overflow_kinds=[kind for session in sessions for kind in session.overflow_kinds],
         cache=_cache_tally(calls, trims),
     )
+
+
+def _overflows_by_provider(sessions: Sequence[Session]) -> dict[str, OverflowTally]:
+    events = [
+        (event, kind)
+        for session in sessions
+        for event, kind in zip(session.overflows, session.overflow_kinds, strict=True)
+    ]
+    answers: Counter[str] = Counter()
+    for session in sessions:
+        answers.update(session.overflow_answers)
+    by_provider: dict[str, OverflowTally] = {}
+    for provider in dict.fromkeys([*(e.provider for e, _ in events), *answers]):
+        mine = [(e, kind) for e, kind in events if e.provider == provider]
+        by_provider[provider] = OverflowTally(
+            count=len(mine),
+            reference_recognised=sum(e.reference_verdict for e, _ in mine),
+            extended_recognised=sum(e.extended_verdict for e, _ in mine),
+            answers=answers[provider],
+            look_alikes=sum(kind == "look_alike" for _, kind in mine),
+        )
+    return by_provider
 
 
 def _cache_tally(calls: Sequence[Call], trims: Sequence[HistoryTrimmed]) -> CacheTally:

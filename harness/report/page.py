@@ -13,7 +13,9 @@ from pathlib import Path
 from harness.report.assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
 from harness.report.chart import TRIGGER_COLOURS, session_chart
 from harness.report.model import Call, Session, Totals
+from harness.report.overflows import reconciliation
 from harness.report.svg import el, esc, grouped, tokens, void
+from harness.runtime.text import counted
 
 TITLE = "trimscope run report"
 
@@ -103,12 +105,15 @@ def _totals(totals: Totals) -> str:
             _card("dropped messages", totals.dropped_messages),
             _card("recoveries", totals.recoveries),
             _card("capacity refusals", totals.refusals, alert=totals.refusals > 0),
-            _card("overflows", totals.overflows, alert=totals.overflows > 0),
+            _card("overflow answers", totals.overflows, alert=totals.overflows > 0),
+            _card("look-alikes", totals.overflow_counts.look_alike),
         ]
     )
+    ending_overflow = totals.call_outcomes.get("overflow", 0)
     return (
         el("h2", "Totals")
         + el("div", cards, class_="cards")
+        + el("p", esc(reconciliation(totals.overflow_counts, ending_overflow)), class_="sub")
         + el("div", "".join(_total_tables(totals)), class_="tables")
     )
 
@@ -120,7 +125,7 @@ def _total_tables(totals: Totals) -> list[str]:
         for reason, row in totals.trims_by_reason.items()
     ]
     overflows = [
-        [provider, t.count, t.reference_recognised, t.extended_recognised]
+        [provider, t.answers, t.count, t.look_alikes, t.reference_recognised, t.extended_recognised]
         for provider, t in totals.overflows_by_provider.items()
     ]
     return [
@@ -138,7 +143,14 @@ def _total_tables(totals: Totals) -> list[str]:
         ),
         _table(
             "Overflows by provider",
-            ["provider", "overflows", "reference recognised", "extended recognised"],
+            [
+                "provider",
+                "overflow answers",
+                "classifier events",
+                "look-alikes",
+                "reference said overflow",
+                "extended said overflow",
+            ],
             overflows,
         ),
         _table("Provider calls by outcome", ["outcome", "calls"], _sorted(totals.call_outcomes)),
@@ -199,18 +211,22 @@ def _section(session: Session) -> str:
     incomplete = session.incomplete
     badges = [
         *([(f"incomplete: {incomplete}", True)] if incomplete is not None else []),
-        (f"{len(session.calls)} calls", False),
-        (f"{session.turns} turns", False),
-        (f"{len(session.trims)} trims", False),
-        (f"{len(session.recoveries)} recoveries", False),
-        (f"{len(session.refusals)} refusals", bool(session.refusals)),
-        (f"{len(session.overflows)} overflows", bool(session.overflows)),
+        (counted(len(session.calls), "call"), False),
+        (counted(session.turns, "turn"), False),
+        (counted(len(session.trims), "trim"), False),
+        (counted(len(session.recoveries), "recovery", "recoveries"), False),
+        (counted(len(session.refusals), "refusal"), bool(session.refusals)),
+        (
+            counted(sum(session.overflow_answers.values()), "overflow"),
+            bool(session.overflow_answers),
+        ),
+        *_look_alike_badge(session),
     ]
     badge_html = "".join(
         el("span", esc(text), class_="badge alert" if alert else "badge") for text, alert in badges
     )
     providers = ", ".join(session.providers) or "no provider"
-    meta = f"{_short(session.source)} · {providers} · {session.events} events"
+    meta = f"{_short(session.source)} · {providers} · {counted(session.events, 'event')}"
     return el(
         "section",
         el("h3", esc(session.session_id))
@@ -225,13 +241,21 @@ def _section(session: Session) -> str:
     )
 
 
+def _look_alike_badge(session: Session) -> list[tuple[str, bool]]:
+    count = session.overflow_kinds.count("look_alike")
+    return [(counted(count, "look-alike"), False)] if count else []
+
+
 def _short(path: Path) -> str:
     return str(path)
 
 
 def _outcome(call: Call) -> str:
     outcome = call.outcome or "unfinished"
-    return outcome if call.overflow is None or outcome == "overflow" else f"{outcome} (overflow)"
+    if call.overflow is None or outcome == "overflow":
+        return outcome
+    # a classifier called it an overflow; the run did not (a look-alike, mostly)
+    return f"{outcome} (a classifier said overflow)"
 
 
 def _details(session: Session) -> str:

@@ -2,9 +2,11 @@
 
 The page takes plain rows (``harness.load.sweep.SweepRow`` as dicts: the report package
 does not import the load package) and draws cost per session and cache hit ratio against
-the swept value, one point per value in the order swept (an ordinal axis: 0 can mean
-"no trimming" and would not sit on a numeric one). Same stylesheet and
-Content-Security-Policy as ``trimscope report``: nothing is fetched, no script runs.
+the swept value, one point per value in numeric order whatever order was typed (evenly
+spaced: 0 means "no trimming", labelled ``0 = off``, and would crowd the others on a
+linear axis). Turns by outcome come first in the table, and a column whose turns failed
+is marked: it is cheap because it did less. Same stylesheet and Content-Security-Policy
+as ``trimscope report``: nothing is fetched, no script runs.
 """
 
 from __future__ import annotations
@@ -75,9 +77,46 @@ def plot(title: str, labels: Sequence[str], values: Sequence[float | None]) -> s
     return el("figure", svg + el("figcaption", esc(title)))
 
 
+def _failed(row: Row) -> Mapping[str, object]:
+    failed = row.get("turns_failed")
+    return failed if isinstance(failed, Mapping) else {}
+
+
+def _failed_count(row: Row) -> int:
+    return sum(int(count) for count in _failed(row).values() if isinstance(count, int))
+
+
+def _head(key: str, labels: Sequence[str], rows: Sequence[Row]) -> str:
+    cells = []
+    for label, row in zip(labels, rows, strict=True):
+        failed = _failed_count(row)
+        marked = el("span", esc(f"! {failed:,} failed"), class_="badge alert") if failed else ""
+        cells.append(el("th", esc(label) + (" " + marked if marked else "")))
+    return el("tr", el("th", esc(key)) + "".join(cells))
+
+
+def _turn_lines(rows: Sequence[Row]) -> list[str]:
+    """turns, turns ok, then one line per error class some column failed with."""
+    totals: dict[str, int] = {}
+    for row in rows:
+        for name, count in _failed(row).items():
+            totals[name] = totals.get(name, 0) + (count if isinstance(count, int) else 0)
+    lines = [
+        el("tr", el("th", what) + "".join(el("td", esc(_count(row.get(field)))) for row in rows))
+        for field, what in (("turns", "turns"), ("turns_ok", "turns ok"))
+    ]
+    for name in sorted(totals, key=lambda name: (-totals[name], name)):
+        cells = "".join(el("td", esc(_count(_failed(row).get(name, 0)))) for row in rows)
+        lines.append(el("tr", el("th", esc(f"turns failed: {name}")) + cells))
+    return lines
+
+
+def _count(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
+
+
 def _table(key: str, labels: Sequence[str], rows: Sequence[Row], currency: str | None) -> str:
-    head = el("tr", el("th", esc(key)) + "".join(el("th", esc(label)) for label in labels))
-    lines = [head]
+    lines = [_head(key, labels, rows), *_turn_lines(rows)]
     triggers = rows[0].get("trims_per_session", {}) if rows else {}
     for trigger in triggers if isinstance(triggers, Mapping) else {}:
         trims = [row.get("trims_per_session") for row in rows]
@@ -91,10 +130,22 @@ def _table(key: str, labels: Sequence[str], rows: Sequence[Row], currency: str |
     return el("table", "".join(lines))
 
 
+def _label(row: Row) -> str:
+    label = row.get("label")
+    return label if isinstance(label, str) else f"{_number(row.get('value')) or 0:g}"
+
+
+FAILED_NOTE = (
+    "! some turns failed (rows 'turns failed'): that column's cost, cache and trim figures"
+    " cover less work than the others'."
+)
+
+
 def render_sweep_page(
     key: str, template: str, rows: Sequence[Row], currency: str | None = None
 ) -> str:
-    labels = [f"{_number(row.get('value')) or 0:g}" for row in rows]
+    rows = sorted(rows, key=lambda row: _number(row.get("value")) or 0.0)
+    labels = [_label(row) for row in rows]
     title = f"trimscope load --sweep {key} ({template})"
     cost = "cost per session" + (f" ({currency})" if currency else " (needs --prices)")
     head = "".join(
@@ -112,6 +163,7 @@ def render_sweep_page(
         [
             el("h1", esc(title)),
             _table(key, labels, rows, currency),
+            el("p", esc(FAILED_NOTE)) if any(_failed_count(r) for r in rows) else "",
             plot(f"{cost} against {key}", labels, costs),
             plot(f"cache hit ratio against {key}", labels, hits),
         ]

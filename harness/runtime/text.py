@@ -1,4 +1,8 @@
-"""Text helpers that reproduce Rust's string semantics where they differ from Python's."""
+"""Text helpers that reproduce Rust's string semantics where they differ from Python's,
+and the two wordings every message shares (a count and its noun; "did you mean")."""
+
+import difflib
+from collections.abc import Collection
 
 # Rust's `char::is_whitespace` (Unicode White_Space). Python's `str.isspace` also treats
 # U+001C..U+001F as whitespace, so `str.strip()` would trim rows Rust leaves alone.
@@ -25,3 +29,16 @@ def utf8_len(text: str) -> int:
 
 def div_ceil(numerator: int, denominator: int) -> int:
     return -(-numerator // denominator)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 call``, ``3 calls``, ``1,204 recoveries``: a count and its noun, agreed (the
+    plural is ``noun + "s"`` unless given)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+def did_you_mean(word: object, known: Collection[object]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``known``, or ``""``: the one hint
+    every closed set of words gives (scenario keys, provider kinds, fakes)."""
+    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

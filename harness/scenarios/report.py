@@ -12,6 +12,7 @@ from rich.table import Table
 
 from harness.atomic import atomic_write
 from harness.scenarios.expect import run_counts
+from harness.scenarios.junit_names import JunitNames
 from harness.scenarios.runner import ScenarioRun
 
 INTERRUPTED = "INTERRUPTED"
@@ -106,8 +107,10 @@ def write_junit(
     *,
     not_run: Sequence[tuple[Path, str]] = (),
     interrupted: str | None = None,
+    names: JunitNames | None = None,
 ) -> None:
-    """JUnit XML, written atomically (``harness.atomic``): never half-written.
+    """JUnit XML, written atomically (``harness.atomic``): never half-written. ``names``:
+    each case's ``classname`` and ``file``, relative to the library the run was given.
 
     An interrupted run says so: the suite carries an ``interrupted`` property, the scenario
     the signal stopped is an error (``interrupted by SIGINT``), and each scenario that never
@@ -124,12 +127,14 @@ def write_junit(
     if interrupted is not None:
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="interrupted", value=interrupted)
+    names = names or JunitNames()
     for o in outcomes:
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=str(o.path),
+            classname=names.classname(o.path),
             name=o.scenario_id,
+            file=names.file(o.path),
             time=f"{o.duration_s:.3f}",
         )
         if o.interrupted is not None:
@@ -144,7 +149,12 @@ def write_junit(
             failure.text = "\n\n".join(o.failures)
     for scenario_path, scenario_id in not_run:
         case = ET.SubElement(
-            suite, "testcase", classname=str(scenario_path), name=scenario_id, time="0.000"
+            suite,
+            "testcase",
+            classname=names.classname(scenario_path),
+            name=scenario_id,
+            file=names.file(scenario_path),
+            time="0.000",
         )
         ET.SubElement(case, "skipped", message=f"not run: the run was stopped by {interrupted}")
     atomic_write(

@@ -9,7 +9,6 @@ or variant is a load error (exit 2) instead of an expectation that can never mat
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import types
 import typing
 from collections.abc import Collection, Iterable, Mapping
@@ -21,6 +20,7 @@ import fakes
 from fakes.profiles import SDK_ENDPOINTS
 from harness.events import ENUM_FIELDS, EVENT_KINDS, TrimTrigger
 from harness.runtime.errors import HarnessError
+from harness.runtime.text import did_you_mean
 from harness.scenarios.rules import RULES
 
 Loc = tuple[int | str, ...]
@@ -57,8 +57,7 @@ def unknown(
 ) -> str:
     """``expected <what>[: a, b, c], found <found>'word' (did you mean 'x'?)``: one
     wording for every closed set (the choices are listed when there are few)."""
-    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = did_you_mean(word, known)
     if len(known) <= limit:
         what = f"{what}: {', '.join(map(str, known))}"
     return f"expected {what}, found {found}{word!r}{hint}"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from fakes.rows import Row
+from harness.runtime.text import counted
 from harness.wire.model import Finding
 
 Invariant: TypeAlias = Literal[
@@ -291,7 +292,13 @@ def judge_findings(
     observable = findings and not any(f.kind == "unobservable" for f in findings)
     seen_trims = sum(f.kind in {"trim", "compaction"} for f in findings)
     if observable and reported_trims > 0 and seen_trims == 0:
-        found.append(Violation("event_honest", None, f"{reported_trims} trims reported, none seen"))
+        found.append(
+            Violation(
+                "event_honest", None, f"{counted(reported_trims, 'trim')} reported, none seen"
+            )
+        )
     if observable and reports_events and reported_trims == 0 and seen_trims > 0:
-        found.append(Violation("event_honest", None, f"{seen_trims} trims seen, none reported"))
+        found.append(
+            Violation("event_honest", None, f"{counted(seen_trims, 'trim')} seen, none reported")
+        )
     return found

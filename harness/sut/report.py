@@ -19,6 +19,7 @@ from typing import Final
 from rich.table import Table
 
 from harness.atomic import atomic_write, write_text_atomic
+from harness.scenarios.junit_names import JunitNames
 from harness.sut.protocol import RuntimeHello
 from harness.sut.suite import SutOutcome
 
@@ -75,7 +76,9 @@ def write_junit(
     outcomes: Sequence[SutOutcome],
     not_run: Sequence[tuple[Path, str]],
     interrupted: str | None,
+    names: JunitNames | None = None,
 ) -> None:
+    names = names or JunitNames()
     suite = ET.Element(
         "testsuite",
         name="trimscope-sut",
@@ -90,7 +93,12 @@ def write_junit(
         ET.SubElement(properties, "property", name="interrupted", value=interrupted)
     for o in outcomes:
         case = ET.SubElement(
-            suite, "testcase", classname=str(o.path), name=o.scenario_id, time=f"{o.duration_s:.3f}"
+            suite,
+            "testcase",
+            classname=names.classname(o.path),
+            name=o.scenario_id,
+            file=names.file(o.path),
+            time=f"{o.duration_s:.3f}",
         )
         if o.verdict == "SKIP":
             ET.SubElement(case, "skipped", message=o.skipped_reason or "")
@@ -102,7 +110,13 @@ def write_junit(
         elif o.verdict in ERROR_VERDICTS:
             ET.SubElement(case, "error", message=o.detail, type=o.verdict.lower())
     for scenario_path, scenario_id in not_run:
-        case = ET.SubElement(suite, "testcase", classname=str(scenario_path), name=scenario_id)
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=names.classname(scenario_path),
+            name=scenario_id,
+            file=names.file(scenario_path),
+        )
         ET.SubElement(case, "skipped", message=f"not run: the run was stopped by {interrupted}")
     atomic_write(
         path, lambda out: ET.ElementTree(suite).write(out, encoding="utf-8", xml_declaration=True)

@@ -47,8 +47,10 @@ def agent_start_attributes(event: TurnStarted) -> Attributes:
     attributes: Attributes = {
         n.GEN_AI_OPERATION_NAME: n.OPERATION_INVOKE_AGENT,
         n.GEN_AI_AGENT_NAME: event.agent_name,
-        n.GEN_AI_PROVIDER_NAME: event.provider,
     }
+    if event.provider_kind is not None:  # unknown (an older transcript): absent
+        attributes[n.GEN_AI_PROVIDER_NAME] = n.gen_ai_provider_name(event.provider_kind)
+    attributes[n.ATTR_PROVIDER] = event.provider
     if event.model is not None:
         attributes[n.GEN_AI_REQUEST_MODEL] = event.model
     attributes[n.GEN_AI_CONVERSATION_ID] = event.session_id
@@ -61,7 +63,8 @@ def agent_start_attributes(event: TurnStarted) -> Attributes:
 def call_start_attributes(event: ProviderCallStarted, operation: str) -> Attributes:
     attributes: Attributes = {
         n.GEN_AI_OPERATION_NAME: operation,
-        n.GEN_AI_PROVIDER_NAME: event.provider,
+        n.GEN_AI_PROVIDER_NAME: n.gen_ai_provider_name(event.provider_kind),
+        n.ATTR_PROVIDER: event.provider,
     }
     if event.model is not None:
         attributes[n.GEN_AI_REQUEST_MODEL] = event.model

@@ -20,7 +20,8 @@ from typing import Final
 from harness.runtime.budget import WindowSource
 from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 
-# Span events and trimscope.* span attributes (span_names), MetricSpec and the buckets
+# Span events and trimscope.* span attributes (span_names), gen_ai.provider.name values
+# (provider_names), MetricSpec and the buckets
 # (metric_spec), the source label and the wire observer's names (wire_names) live in modules
 # of their own (module size); re-exported here so that observers, dashboards and tests keep
 # one import.
@@ -34,6 +35,8 @@ from harness.telemetry.metric_spec import (
     UTILIZATION_BUCKETS,
     MetricSpec,
 )
+from harness.telemetry.provider_names import *  # noqa: F403
+from harness.telemetry.provider_names import LABEL_ROUTE
 from harness.telemetry.span_names import *  # noqa: F403
 from harness.telemetry.wire_names import *  # noqa: F403
 from harness.telemetry.wire_names import LABEL_SOURCE, SPAN_WIRE_FINDING, WIRE_METRICS
@@ -172,7 +175,8 @@ LABEL_SIGNAL: Final = "signal"
 
 _ROUTE = (LABEL_PROVIDER, LABEL_MODEL)
 _SOURCED_ROUTE = (*_ROUTE, LABEL_SOURCE)
-_GEN_AI = (LABEL_GEN_AI_OPERATION, LABEL_GEN_AI_PROVIDER, LABEL_GEN_AI_MODEL)
+# gen_ai_provider_name: the conventions' value (openai); trimscope_provider: the route alias
+_GEN_AI = (LABEL_GEN_AI_OPERATION, LABEL_GEN_AI_PROVIDER, LABEL_GEN_AI_MODEL, LABEL_ROUTE)
 # What trims feed: by trigger, provider and who reported the trim.
 _TRIGGER = (LABEL_TRIGGER, LABEL_PROVIDER, LABEL_SOURCE)
 

@@ -80,9 +80,9 @@ _Update = Callable[[float, _Exemplar | None], None]
 _Finish = tuple[_Update, _Update, _Update, _Update, _Update, _Update, _Update]
 """A call finish's updates: calls, duration, input usage, cache read, cache write,
 uncached input, output usage (``_unreported`` for a count the call does not report)."""
-_CallKey = tuple[str, str | None, str, str | None, str]
-"""A finished call's provider, model, outcome, error type and source."""
-_FinishKey = tuple[str, str | None, str, str | None, str, bool, bool]
+_CallKey = tuple[str, str, str | None, str, str | None, str]
+"""A finished call's provider (route), provider kind, model, outcome, error type, source."""
+_FinishKey = tuple[str, str, str | None, str, str | None, str, bool, bool]
 _Budget = tuple[_Update, Callable[[float], None], Callable[[float], None]]
 
 
@@ -330,7 +330,14 @@ class PrometheusObserver(TypeDispatched):
             if event.session_id in overflows and event.outcome != n.CALL_RATE_LIMITED:
                 self._settle(event.session_id, exemplar, recovered=event.outcome == "ok")
         reported, output = event.input_tokens, event.output_tokens
-        key = (event.provider, event.model, event.outcome, event.error_type, event.source)
+        key = (
+            event.provider,
+            event.provider_kind,
+            event.model,
+            event.outcome,
+            event.error_type,
+            event.source,
+        )
         finish = self._finishes.get((*key, reported is None, output is None))
         if finish is None:
             finish = self._finish(key, reported is not None, output is not None)
@@ -399,22 +406,20 @@ class PrometheusObserver(TypeDispatched):
         """The bound updates of a call's finish for its route, outcome, source and which
         token counts it reports, kept together (one lookup per call instead of eight). A
         child is made only for an update that happens (a child shows in the output at 0)."""
-        provider, model, outcome, error_type, source = call
+        provider, kind, model, outcome, error_type, source = call
         route = (provider, model or n.UNKNOWN)
+        # the GenAI series: the conventions' provider name, the model, then the route alias
+        gen_ai = (n.OPERATION_CHAT, n.gen_ai_provider_name(kind), route[1], provider)
         error = n.NO_ERROR if outcome == "ok" else (error_type or n.ERROR_TYPE_OTHER)
         usage, inputs = self._token_usage, self._input_tokens
         finish: _Finish = (
             self._provider_calls[(*route, outcome, source)].inc,
-            self._durations[(n.OPERATION_CHAT, *route, error, source)].observe,
-            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_INPUT, source)].observe
-            if reported
-            else _unreported,
+            self._durations[(*gen_ai, error, source)].observe,
+            usage[(*gen_ai, n.TOKEN_TYPE_INPUT, source)].observe if reported else _unreported,
             inputs[(*route, n.CACHE_READ, source)].inc if reported else _unreported,
             inputs[(*route, n.CACHE_WRITE, source)].inc if reported else _unreported,
             inputs[(*route, n.CACHE_UNCACHED, source)].inc if reported else _unreported,
-            usage[(n.OPERATION_CHAT, *route, n.TOKEN_TYPE_OUTPUT, source)].observe
-            if output
-            else _unreported,
+            usage[(*gen_ai, n.TOKEN_TYPE_OUTPUT, source)].observe if output else _unreported,
         )
         self._finishes[(*call, not reported, not output)] = finish
         return finish

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from harness.runtime.text import counted
 from harness.wire.checks import Issue, orphans, system_rows, turn_order, user_dropped
 from harness.wire.history import Before, HistoryChange, Prints, Tally, read_change
 from harness.wire.model import Finding, FindingKind, WireKind
@@ -235,7 +236,7 @@ class _Stamp:
             if failing == POISON_TURNS:
                 self.add(
                     "poisoned_session",
-                    f"{failing} turns in a row failed after an overflow, none succeeded",
+                    f"{counted(failing, 'turn')} in a row failed after an overflow, none succeeded",
                 )
         return replace(
             memory,

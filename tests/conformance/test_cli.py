@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,86 @@ def test_rejected_key_exits_2_with_the_status_and_body(
     assert f"error: {kind} endpoint '{MODEL}' did not answer the small request" in result.stderr
     assert f"HTTP {status}" in result.stderr
     assert SECRET not in result.output
+
+
+@pytest.mark.parametrize(
+    ("kind", "wrong", "hint"),
+    [
+        ("openai", lambda url: url.removesuffix("/v1"), "an openai base URL ends with /v1"),
+        ("anthropic", lambda url: url + "/v1", "the anthropic client adds its own path"),
+    ],
+)
+def test_a_404_on_the_version_segment_gets_a_hint(
+    fake_server: FakeServerFactory, kind: str, wrong: Callable[[str], str], hint: str
+) -> None:
+    _, base_url = serve(fake_server, kind, 2000)
+    result = invoke("--provider", kind, "--base-url", wrong(base_url), "--model", MODEL)
+    assert result.exit_code == 2, result.output
+    assert "HTTP 404" in result.stderr
+    assert f"hint: {hint}" in result.stderr
+    assert f"try --base-url {base_url.rstrip('/')}" in result.stderr.replace("\n", "")
+
+
+def test_a_404_on_a_right_base_url_gets_no_hint(fake_server: FakeServerFactory) -> None:
+    _, base_url = serve(fake_server, "openai", 2000)
+    elsewhere = base_url.removesuffix("/v1") + "/elsewhere/v1"  # versioned, yet not found
+    result = invoke("--provider", "openai", "--base-url", elsewhere, "--model", MODEL)
+    assert "HTTP 404" in result.stderr
+    assert "hint:" not in result.stderr
+
+
+GATEWAY_KEY = "gw-key-DISTINCTIVE-7f3a19c2"
+
+
+def test_headers_reach_the_endpoint_and_a_credential_is_never_shown(
+    tmp_path: Path, fake_server: FakeServerFactory
+) -> None:
+    running, base_url = serve(fake_server, "openai", 2000)
+    json_path = tmp_path / "r.json"
+    result = invoke(
+        "--provider", "openai", "--base-url", base_url, "--model", MODEL,
+        "--context-window", "2000", "--json", json_path,
+        "--header", "X-Tenant: acme", "--header", f"X-Gateway-Key:{GATEWAY_KEY}",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "headers: X-Tenant: acme, X-Gateway-Key: [redacted]" in result.stdout
+    sent = [entry.request_headers for entry in running.log.entries()]
+    assert sent
+    assert all(h.get("x-tenant") == "acme" and h.get("x-gateway-key") == GATEWAY_KEY for h in sent)
+    assert GATEWAY_KEY not in result.output + json_path.read_text(encoding="utf-8")
+
+
+def test_a_credential_header_echoed_by_the_endpoint_is_redacted(
+    fake_server: FakeServerFactory,
+) -> None:
+    # the fake's 401 quotes the key it was sent, as OpenAI's does
+    _, base_url = serve(fake_server, "openai", 2000, script=FakeScript(default=fail("auth")))
+    result = invoke(
+        "--provider", "openai", "--base-url", base_url, "--model", MODEL,
+        "--header", f"Authorization: Bearer {GATEWAY_KEY}",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "HTTP 401" in result.stderr
+    assert GATEWAY_KEY not in result.output
+    assert GATEWAY_KEY[:8] not in result.output.replace("[redacted]", "")
+
+
+@pytest.mark.parametrize(
+    ("headers", "message"),
+    [
+        ([f"X-{i}: v" for i in range(17)], "--header: at most 16, found 17"),
+        (["no colon here"], "expected NAME:VALUE"),
+        (["Bad Name: v"], "expected NAME:VALUE"),
+        ([f"X-Token: {GATEWAY_KEY}\r\nX-Evil: 1"], "--header X-Token: expected a value"),
+        (["X-Tenant: a", "x-tenant: b"], "each name once, found 'x-tenant' twice"),
+        (["Content-Type: text/plain"], "Content-Type is written by the HTTP client"),
+        ([f"X-Big: {'v' * 8193}"], "1 to 8192 characters"),
+    ],
+)
+def test_bad_headers_exit_2_without_showing_a_value(headers: list[str], message: str) -> None:
+    flat = [word for header in headers for word in ("--header", header)]
+    result = invoke("--provider", "openai", "--base-url", "http://127.0.0.1:9/v1",
+                    "--model", "m", *flat)  # fmt: skip
+    assert result.exit_code == 2
+    assert message in result.output
+    assert GATEWAY_KEY not in result.output

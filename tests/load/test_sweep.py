@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from harness.cli import app
@@ -14,7 +15,15 @@ from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest
 from harness.load import LoadPlan, LoadSummary, Quantiles, TrimRow, default_template
 from harness.load.costs import CacheSummary, CostSummary
-from harness.load.sweep import Sweep, parse_sweep, sweep_row, swept
+from harness.load.sweep import (
+    Sweep,
+    SweepSummary,
+    parse_sweep,
+    render_sweep,
+    sweep_row,
+    swept,
+    value_label,
+)
 
 
 @pytest.mark.parametrize(
@@ -136,6 +145,43 @@ def test_a_row_without_overflows_or_prices_leaves_those_empty() -> None:
     assert (row.recovery_rate, row.cost_per_session, row.cache_hit_ratio) == (None, None, None)
 
 
+def test_a_row_counts_turns_by_outcome_and_failed_ones_by_error_class() -> None:
+    summary = _summary(
+        turns_by_outcome={"ok": 220, "error": 375, "max_iterations": 5},
+        turn_errors={"ContextCapacityExceeded": 370, "ProviderTimeout": 5},
+    )
+    row = sweep_row(0, summary)
+    assert (row.turns, row.turns_ok, row.label) == (600, 220, "0 = off")
+    assert row.turns_failed == {
+        "ContextCapacityExceeded": 370,
+        "ProviderTimeout": 5,
+        "no error class": 5,  # the iteration limit names none
+    }
+    assert sweep_row(1200, _summary()).turns_failed == {}
+
+
+def test_only_budget_0_is_off() -> None:
+    assert value_label("budget", 0) == "0 = off"
+    assert value_label("turn_limit", 0) == "0"  # an explicit 0 is authoritative there
+    assert value_label("ratio", 0.5) == "0.5"
+
+
+def test_the_table_shows_turns_in_numeric_order_and_marks_failed_columns() -> None:
+    failing = _summary(
+        turns_by_outcome={"ok": 2, "error": 10}, turn_errors={"ContextCapacityExceeded": 10}
+    )
+    rows = [sweep_row(2400, _summary()), sweep_row(0, failing), sweep_row(1200, _summary())]
+    console = Console(width=250, record=True)
+    render_sweep(SweepSummary("budget", "t", None, rows, []), console)
+    text = console.export_text()
+    head = next(line for line in text.splitlines() if "budget" in line and "1200" in line)
+    assert head.index("0 = off ! 10 failed") < head.index("1200") < head.index("2400")
+    turns_failed = next(line for line in text.splitlines() if "turns failed:" in line)
+    assert turns_failed.split() == ["│", "turns", "failed:", "ContextCapacityExceeded", "│",
+                                    "10", "│", "0", "│", "0", "│"]  # fmt: skip
+    assert "some turns failed" in text
+
+
 def _invoke(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, ["load", *args])
     return result.exit_code, result.output
@@ -170,6 +216,9 @@ def test_a_sweep_runs_each_value_and_its_json_rows_match_its_runs(tmp_path: Path
         "default-openai budget=1200",
     ]
     unlimited, tight = sweep["rows"]
+    for row in sweep["rows"]:  # 2 sessions of 3 turns, each ended one way or another
+        assert row["turns"] == 6 == row["turns_ok"] + sum(row["turns_failed"].values())
+    assert unlimited["label"] == "0 = off"
     # budget 0 is the "no trimming" sentinel: no proactive or reported-usage trims
     assert unlimited["trims_per_session"]["proactive"] == 0
     assert tight["trims_per_session"]["proactive"] > 0

@@ -91,6 +91,7 @@ class Script:
                 provider=self.provider,
                 model=self.model,
                 user_text_bytes=42,
+                provider_kind=KIND,
             )
         )
 

@@ -39,13 +39,17 @@ def test_agent_start_attributes() -> None:
         n.GEN_AI_OPERATION_NAME,
         n.GEN_AI_AGENT_NAME,
         n.GEN_AI_PROVIDER_NAME,
+        n.ATTR_PROVIDER,
         n.GEN_AI_REQUEST_MODEL,
         n.GEN_AI_CONVERSATION_ID,
         n.ATTR_TURN_ID,
         n.ATTR_USER_TEXT_BYTES,
     ]
-    bare = agent_start_attributes(dataclasses.replace(event, model=None, turn_id=None))
+    bare = agent_start_attributes(
+        dataclasses.replace(event, model=None, turn_id=None, provider_kind=None)
+    )
     assert n.GEN_AI_REQUEST_MODEL not in bare
+    assert n.GEN_AI_PROVIDER_NAME not in bare  # a transcript that did not record the kind
     assert n.ATTR_TURN_ID not in bare
     assert None not in bare.values()
 
@@ -55,6 +59,7 @@ def test_call_start_attributes() -> None:
     assert list(call_start_attributes(event, "chat")) == [
         n.GEN_AI_OPERATION_NAME,
         n.GEN_AI_PROVIDER_NAME,
+        n.ATTR_PROVIDER,
         n.GEN_AI_REQUEST_MODEL,
         n.GEN_AI_CONVERSATION_ID,
         n.ATTR_CALL_ID,

@@ -64,7 +64,8 @@ def test_agent_span_per_turn_is_invoke_agent_internal(harness: Harness) -> None:
     assert first.attributes is not None
     assert first.attributes[n.GEN_AI_OPERATION_NAME] == "invoke_agent"
     assert first.attributes[n.GEN_AI_AGENT_NAME] == AGENT
-    assert first.attributes[n.GEN_AI_PROVIDER_NAME] == PROVIDER
+    assert first.attributes[n.GEN_AI_PROVIDER_NAME] == "openai"  # the kind's, not the route's
+    assert first.attributes[n.ATTR_PROVIDER] == PROVIDER
     assert first.attributes[n.GEN_AI_REQUEST_MODEL] == MODEL
     assert first.attributes[n.GEN_AI_CONVERSATION_ID] == "s1"
 
@@ -80,7 +81,8 @@ def test_inference_span_is_named_operation_then_model(harness: Harness) -> None:
         assert span.parent.span_id == agent.context.span_id
         assert span.attributes is not None
         assert span.attributes[n.GEN_AI_OPERATION_NAME] == "chat"
-        assert span.attributes[n.GEN_AI_PROVIDER_NAME] == PROVIDER
+        assert span.attributes[n.GEN_AI_PROVIDER_NAME] == "openai"
+        assert span.attributes[n.ATTR_PROVIDER] == PROVIDER
         assert span.attributes[n.GEN_AI_REQUEST_MODEL] == MODEL
 
 
