@@ -37,6 +37,7 @@ class HarnessError(Exception):
             ServerStartError           harness.load.server (RuntimeError)
             SourceProblem              harness.scenarios.source
             SuspendedError             harness.load.transport (RuntimeError)
+            SutFailed                  harness.pytest_plugin (AssertionError: pytest)
             TranscriptError            harness.telemetry.transcript (ValueError)
             UpstreamError              harness.proxy.upstream (ValueError)
             WireDecodeError            harness.wire.decoded (ValueError)

@@ -99,7 +99,7 @@ def _samples(registry: CollectorRegistry, source: str) -> dict[tuple[str, tuple[
             labels = tuple(
                 f"{k}={v}"
                 for k, v in sorted(sample.labels.items())
-                if k not in (n.LABEL_SOURCE, "provider", "gen_ai_provider_name")
+                if k not in (n.LABEL_SOURCE, "provider", n.LABEL_ROUTE, "gen_ai_provider_name")
             )
             out[(sample.name, labels)] = sample.value
     return out
