@@ -11,9 +11,9 @@ prices, the built-in template's shape) are refused with ``--sut``, naming the op
 
 from __future__ import annotations
 
+import inspect
 import signal
 import sys
-import inspect
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -62,7 +62,9 @@ def _refused_options(given: Mapping[str, Any], command: Callable[..., None]) -> 
     for name, declared in inspect.signature(command).parameters.items():
         default = getattr(declared.default, "default", declared.default)
         if name not in ALLOWED_WITH_SUT and given.get(name, default) != default:
-            refused.append(f"--{name.replace('_', '-')}")
+            spelled = getattr(declared.default, "param_decls", None) or ()
+            flags = [flag for flag in spelled if flag.startswith("--")]
+            refused.append(flags[0] if flags else f"--{name.replace('_', '-')}")
     return refused
 
 
