@@ -14,8 +14,9 @@ as a user waits for it). Two medians' ratios to the in-process run are compared 
 goal (at most ``GOAL_RATIO``) and each printed ``met`` or ``NOT MET``: the whole ``run
 --sut`` (the issue's figure) and the protocol alone. A profile of the protocol-only run
 (2026-12-05, 2 busy cores) put most of the parent's time in ``epoll`` waits for the child
-runtime and in socket sends to it: the comparison is not what dominates. Wall time, not CPU time: the SUT run is two processes that wait
-on each other, which is what a user waits for. This is a benchmark: nothing fails.
+runtime and in socket sends to it: the comparison is not what dominates. Wall time, not
+CPU time: the SUT run is two processes that wait on each other, which is what a user
+waits for. This is a benchmark: nothing fails.
 """
 
 from __future__ import annotations

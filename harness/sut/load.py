@@ -136,8 +136,12 @@ async def _one_runtime(
     started = time.perf_counter()
     await suite.host.start()
     every = asyncio.gather(*(serve(worker) for worker in workers))
+
+    def cancel() -> None:  # from the signal handler: through the loop's self-pipe
+        loop.call_soon_threadsafe(every.cancel)
+
     try:
-        with stop.on_request(lambda: loop.call_soon_threadsafe(every.cancel)):
+        with stop.on_request(cancel):
             async with asyncio.timeout(plan.duration_s):
                 await every
     except TimeoutError:

@@ -29,7 +29,8 @@ PURE_TIMEOUT_S = 120
 ORPHAN = "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"
 
 LANGCHAIN_PARALLEL = """\
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+from langchain_core.messages import (
+    AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages)
 calls = [{"id": f"call_{i}", "name": "weather", "args": {"text": c}}
          for i, c in enumerate(("Oslo", "Bergen", "Tromso"), start=1)]
 history = [
@@ -96,7 +97,7 @@ def _messages(exchange: Exchange) -> list[dict[str, Any]]:
     assert isinstance(body, dict)
     messages = body["messages"]
     assert isinstance(messages, list)
-    return messages
+    return [message for message in messages if isinstance(message, dict)]
 
 
 def _error(exchange: Exchange) -> str:
