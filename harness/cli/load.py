@@ -241,6 +241,9 @@ def load(
     wire_findings: Path | None = typer.Option(
         None, "--wire-findings", help="Observe the requests as trimscope proxy would: FILE."
     ),
+    sut: list[str] | None = typer.Option(
+        None, "--sut", help="Run --scenario's sessions through this runtime (repeatable)."
+    ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
     err = Console(stderr=True)
@@ -255,6 +258,10 @@ def load(
         },
         {"--transcript": transcript},
     )
+    if sut:  # runtimes under test: harness.cli.load_sut (imported only then)
+        from harness.cli.load_sut import load_sut  # noqa: PLC0415
+
+        raise typer.Exit(load_sut(locals(), load))
     check_port("--serve-metrics", serve_metrics, METRICS_HOST)
     check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
     refused = refused_combination(
