@@ -6,10 +6,13 @@ finish before it is cancelled, so the run always stops by itself. Sessions share
 ``httpx.AsyncClient`` whose pool holds ``plan.concurrency`` connections, one event bus
 (the run's ``LoadTally``, then any telemetry observers) and one ``Samples`` record.
 
-A ``StopRequest`` (``trimscope load`` routes SIGINT and SIGTERM to one) cancels every
-session in flight; the run is then summarised like any other, marked interrupted. The
-fake-server processes are watched while the sessions run: one that exits is named in the
-summary with when it died and how many calls failed after it.
+A ``StopRequest`` (``trimscope load`` routes SIGINT and SIGTERM to one) stops every
+session without losing the calls in flight (``harness.load.stopping``); the run is then
+summarised like any other, marked interrupted. The fake-server processes are watched while
+the sessions run (every ``WATCH_INTERVAL_S``, and at once after a refused connection): one
+that exits stops the run the same way (``stopped_by="server_died"``), and is named in the
+summary with when it died and how many calls failed after it. Restarting it instead would
+run the rest against a fake that forgot every session's script position and cache.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -34,6 +38,12 @@ from harness.load.metrics import LoadMetrics
 from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
 from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
+from harness.load.stopping import (
+    STOP_GRACE_S,
+    STOPPED_BY_SERVER_DEATH,
+    STOPPED_BY_SIGNAL,
+    RunStop,
+)
 from harness.load.summary import (
     LoadSummary,
     Quantiles,
@@ -47,9 +57,8 @@ from harness.load.template import LoadPlan, write_plan
 from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
 from harness.progress import Tracker
 from harness.providers.canonical import decoded_row
-
-STOP_GRACE_S = 5.0
-"""How long turns running at the deadline may take to finish before they are cancelled."""
+from harness.providers.errors import ProviderServerError
+from harness.providers.failures import CONNECT_ERROR_TYPE
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +123,16 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     metrics = options.metrics
     counts = _Progress()
     shown = options.progress
+    stop = RunStop()
+    began = time.monotonic()
+    watch = ServerWatch(options.servers, began, lambda: failed_calls(tally.calls))
+
+    def on_call(ref: str, seconds: float, error: BaseException | None) -> None:
+        if metrics is not None:
+            metrics.call(ref, seconds, error)
+        if isinstance(error, ProviderServerError) and error.error_type == CONNECT_ERROR_TYPE:
+            _check_servers(watch, stop)  # refused: the likeliest cause is a dead server
+
     async with http_client(plan.concurrency, plan.http_timeout_s, options.transport) as http:
         factory = SessionFactory(
             plan.template,
@@ -121,13 +140,13 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             http,
             bus,
             samples,
-            on_call=metrics.call if metrics else None,
+            on_call=on_call,
             on_overhead=metrics.overhead.observe if metrics else None,
             session_prefix=options.session_prefix,
             clock=options.overhead_clock,
+            stop=stop,
         )
         cpu_before = cpu_seconds()
-        began = time.monotonic()
         deadline = began + plan.duration_s
         indices = itertools.count()
 
@@ -148,13 +167,13 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
                 finally:
                     ended(outcome)
 
-        watch = ServerWatch(options.servers, began, lambda: failed_calls(tally.calls))
-        watcher = asyncio.create_task(_watch(watch))
+        watcher = asyncio.create_task(_watch(watch, stop))
         with shown:
             results = await _run_workers(
                 [worker(slot) for slot in range(plan.concurrency)],
                 plan.duration_s + STOP_GRACE_S,
                 options.stop or StopRequest(),
+                stop,
             )
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
@@ -166,31 +185,53 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             raise result
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
-    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes, stop.reason)
     summary = with_costs(summary, Spend.of(tally), options.prices, options.price_as)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
 
 
-async def _watch(watch: ServerWatch) -> None:
+def _check_servers(watch: ServerWatch, stop: RunStop) -> None:
+    watch.check()
+    if watch.died:
+        stop.request(STOPPED_BY_SERVER_DEATH)
+
+
+async def _watch(watch: ServerWatch, stop: RunStop) -> None:
     while True:
-        watch.check()
+        _check_servers(watch, stop)
         await asyncio.sleep(WATCH_INTERVAL_S)
 
 
 async def _run_workers(
-    coroutines: list[Coroutine[None, None, None]], timeout: float, stop: StopRequest
+    coroutines: list[Coroutine[None, None, None]],
+    timeout: float,
+    signals: StopRequest,
+    stop: RunStop,
 ) -> list[BaseException | None]:
-    """Run the workers until they end, ``timeout`` passes or ``stop`` is requested (then
-    the unfinished ones are cancelled); each one's exception or ``None``."""
+    """Run the workers until they end or ``timeout`` passes; a stop (``signals``, or
+    ``stop`` requested for another reason) shortens that to ``STOP_GRACE_S`` from then
+    (``harness.load.stopping``). The unfinished ones are then cancelled; each one's
+    exception or ``None``."""
     loop = asyncio.get_running_loop()
     workers = [asyncio.create_task(coroutine) for coroutine in coroutines]
+    stop.watch(workers)
 
-    def cancel_all() -> None:  # from a signal handler: through the loop, thread-safe
-        for task in workers:
-            loop.call_soon_threadsafe(task.cancel)
+    def on_signal() -> None:  # from a signal handler: through the loop, thread-safe
+        loop.call_soon_threadsafe(stop.request, STOPPED_BY_SIGNAL)
 
-    with stop.on_request(cancel_all):
-        _, pending = await asyncio.wait(workers, timeout=timeout)
+    with signals.on_request(on_signal):
+        ends = loop.time() + timeout
+        stopped: asyncio.Future[Any] = asyncio.create_task(stop.stopped.wait())
+        pending: set[asyncio.Future[Any]] = set(workers)
+        while pending and (left := ends - loop.time()) > 0:
+            done, _ = await asyncio.wait(
+                {*pending, stopped}, timeout=left, return_when="FIRST_COMPLETED"
+            )
+            pending.difference_update(done)
+            if stopped in done:
+                ends = min(ends, loop.time() + STOP_GRACE_S)
+                stopped = asyncio.create_task(asyncio.Event().wait())  # never set
+        stopped.cancel()
         for task in pending:
             task.cancel()
         return await asyncio.gather(*workers, return_exceptions=True)
@@ -215,7 +256,9 @@ def _summary(
     elapsed: float,
     cpu: float,
     notes: Sequence[str],
+    stopped_by: str | None = None,
 ) -> LoadSummary:
+    """``stopped_by``: the reason a ``RunStop`` gave, else the count or the duration."""
     everyone_ran = counts.completed == plan.sessions
     trims_total = sum(tally.trims.values())
     started = counts.started
@@ -227,7 +270,7 @@ def _summary(
         concurrency=plan.concurrency,
         turns=plan.turns,
         duration_limit_s=plan.duration_s,
-        stopped_by="count" if everyone_ran else "duration",
+        stopped_by=stopped_by or ("count" if everyone_ran else "duration"),
         elapsed_s=round(elapsed, 4),
         sessions_started=started,
         sessions_completed=counts.completed,
@@ -246,8 +289,9 @@ def _summary(
         failed_calls=failed_calls(tally.calls),
         capacity_refusals=tally.capacity_refusals,
         tool_calls=tally.tool_calls,
-        overhead=Quantiles.of(samples.overhead),
-        round_trip=Quantiles.of(samples.round_trip),
+        overhead=Quantiles.of_sketch(samples.overhead),
+        round_trip=Quantiles.of_sketch(samples.round_trip),
+        provider_waits=Quantiles.of_sketch(samples.waits),
         peak_rss_mb=round(peak_rss_mb(), 1),
         harness_cpu_s=round(cpu, 3),
         notes=list(notes),

@@ -19,12 +19,14 @@ from harness.atomic import write_text_atomic
 from harness.load.costs import CacheSummary, CostSummary, Spend, cache_summary, cost_summary
 from harness.load.fake import ServerStats
 from harness.load.prices import PriceTable
+from harness.load.sketch import Sketch
 from harness.load.tally import percentile
 
 
 @dataclass(frozen=True, slots=True)
 class Quantiles:
-    """Milliseconds. ``approximate``: interpolated from histogram buckets (Locust mode)."""
+    """Milliseconds. ``approximate``: interpolated from histogram buckets (Locust mode);
+    an asyncio run's are each within 0.5% of a sample of that rank (``of_sketch``)."""
 
     samples: int
     p50_ms: float | None
@@ -42,6 +44,15 @@ class Quantiles:
             _ms(p50),
             _ms(p95),
             _ms(sum(seconds) / len(seconds)),
+        )
+
+    @classmethod
+    def of_sketch(cls, sketch: Sketch) -> Quantiles:
+        return cls(
+            sketch.count,
+            _ms(sketch.quantile(0.5)),
+            _ms(sketch.quantile(0.95)),
+            _ms(sketch.mean()),
         )
 
 
@@ -79,7 +90,9 @@ class LoadSummary:
     concurrency: int
     turns: int
     duration_limit_s: float
-    stopped_by: str  # "count": every session ran; "duration": the time cap; "signal"
+    stopped_by: str
+    """"count": every session ran; "duration": the time cap; "signal"; "server_died": a
+    fake server exited and the sessions were stopped at once."""
     elapsed_s: float
     sessions_started: int
     sessions_completed: int
@@ -116,6 +129,9 @@ class LoadSummary:
     """Cache reads, writes and loss (Locust mode: without the request-size quantiles)."""
     cost: CostSummary | None = None
     """With ``--prices``: cost per session and what the cache saved and lost."""
+    provider_waits: Quantiles | None = None
+    """Waits the provider asked for (Retry-After), slept and timed apart from ``overhead``
+    (asyncio mode; ``None`` in Locust mode)."""
 
     @property
     def failed_call_share(self) -> float:
@@ -123,7 +139,7 @@ class LoadSummary:
 
 
 FAILED_CALL_OUTCOMES: frozenset[str] = frozenset(
-    {"server_error", "timeout", "protocol_error", "rejected"}
+    {"server_error", "connect_error", "timeout", "protocol_error", "rejected"}
 )
 """``ProviderCallFinished.outcome`` values that count as failed calls. ``overflow`` and
 ``rate_limited`` are not: the built-in workload provokes overflows on purpose, and a
@@ -219,6 +235,18 @@ def _cache_rows(s: LoadSummary) -> list[tuple[str, str]]:
     return rows
 
 
+def _wait_rows(waits: Quantiles | None) -> list[tuple[str, str]]:
+    if waits is None or not waits.samples:
+        return []
+    return [
+        (
+            "provider-asked waits",
+            f"{waits.samples:,} (Retry-After), p50 {_fmt(waits.p50_ms, ' ms')},"
+            f" mean {_fmt(waits.mean_ms, ' ms')}; not in the overhead above",
+        )
+    ]
+
+
 def render(summary: LoadSummary, console: Console) -> None:
     """The summary as two terminal tables (run, trims) and the fake servers' line."""
     s = summary
@@ -229,6 +257,8 @@ def render(summary: LoadSummary, console: Console) -> None:
     stopped = f"{s.stopped_by} after {s.elapsed_s:,.2f} s"
     if s.interrupted_by is not None:
         stopped = f"{s.interrupted_by} after {s.elapsed_s:,.2f} s (interrupted)"
+    elif s.stopped_by == "server_died":
+        stopped = f"fake server died; stopped after {s.elapsed_s:,.2f} s"
     rows = [
         ("stopped by", stopped),
         (
@@ -256,6 +286,7 @@ def render(summary: LoadSummary, console: Console) -> None:
             f"{approx}p50 {_fmt(s.round_trip.p50_ms, ' ms')},"
             f" p95 {_fmt(s.round_trip.p95_ms, ' ms')}",
         ),
+        *_wait_rows(s.provider_waits),
         ("peak memory (RSS)", f"{s.peak_rss_mb:,.1f} MiB"),
         ("harness CPU", _fmt(s.harness_cpu_s, " s")),
     ]
