@@ -164,12 +164,16 @@ class TimedClient:
             # Reported from inside the handler: a local holding the exception would tie it
             # to this frame, which its traceback holds (a cycle keeping the whole request
             # alive until the garbage collector finds it).
+            # Asked before the hook: a call whose own failure stops the run (a refused
+            # connection) keeps its outcome; the others in flight then are cancelled.
+            stopped = stop is not None and stop.call_finished()
             self._finished(exc)
-            if stop is not None and stop.call_finished():
+            if stopped:
                 raise asyncio.CancelledError from None
             raise
+        stopped = stop is not None and stop.call_finished()
         self._finished(None)
-        if stop is not None and stop.call_finished():
+        if stopped:
             raise asyncio.CancelledError
         return reply
 

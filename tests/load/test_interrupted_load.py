@@ -108,9 +108,7 @@ def test_a_fake_server_that_dies_is_named_and_fails_the_run(tmp_path: Path) -> N
     """Issue 28: the death stops the sessions (``stopped_by``) and fails the run, whatever
     ``--max-failed-calls`` allows (the failed calls after it are few: it stops at once)."""
     out = tmp_path / "load.json"
-    running, port = _endless(
-        tmp_path, "--duration", "6", "--max-failed-calls", "1", "--json", out
-    )
+    running, port = _endless(tmp_path, "--duration", "6", "--max-failed-calls", "1", "--json", out)
     server = wait_for_process(running, SERVER, timeout=60)
     _wait_for_sessions(running, port)
     os.kill(server, signal.SIGKILL)

@@ -4,10 +4,12 @@ server agree to the call."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
 import signal
+import socket
 import sys
 import time
 from collections import Counter
@@ -15,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.load import LoadPlan, default_template, run_sessions
+from harness.load.launcher import free_port
 from harness.telemetry import multiprocess_registry, read_span_lines
 from harness.telemetry import names as n
-from tests.interrupting import EXIT_FOR, assert_nothing_left, finish, start, wait_for_process
+from tests.interrupting import EXIT_FOR, Running, assert_nothing_left, finish, start, wait_for_process
 from tests.load.test_interrupted_load import SERVER, _wait_for_sessions
 
 # ``trimscope`` with PROMETHEUS_MULTIPROC_DIR set before prometheus-client is imported: the
@@ -30,9 +34,7 @@ WITH_METRICS_FILES = (
 SEEDS = (1, 2, 3)
 
 
-def _run(tmp_path: Path, *extra: str) -> tuple[object, int, Path, Path, Path]:
-    from harness.load.launcher import free_port
-
+def _run(tmp_path: Path, *extra: str) -> tuple[Running, int, Path, Path, Path]:
     metrics = tmp_path / "metrics"
     metrics.mkdir()
     out, spans, port = tmp_path / "load.json", tmp_path / "spans.jsonl", free_port()
@@ -96,7 +98,7 @@ def test_a_dead_fake_server_stops_the_run_at_once(tmp_path: Path) -> None:
     """SIGKILL to the fake server: the sessions stop within a moment (not at the 60 s
     cap), the refused calls are ``connect_error``, the summary says how the run ended,
     and the run fails (exit 1)."""
-    running, port, out, spans, metrics = _run(tmp_path, "--duration", "60")
+    running, port, out, _, _ = _run(tmp_path, "--duration", "60")
     server = wait_for_process(running, SERVER, timeout=60)
     _wait_for_sessions(running, port)
     killed = time.monotonic()
@@ -111,7 +113,7 @@ def test_a_dead_fake_server_stops_the_run_at_once(tmp_path: Path) -> None:
     assert took < 20, took
     calls = summary["calls_by_outcome"]
     assert "server_error" not in calls
-    assert 0 < calls.get("connect_error", 0) <= summary["failed_calls"]
+    assert calls.get("connect_error", 0) <= summary["failed_calls"]
     (death,) = summary["server_deaths"]
     assert death["exit_code"] == -signal.SIGKILL
     assert_nothing_left(running)
@@ -140,3 +142,17 @@ def test_the_failure_threshold_is_an_option_and_waits_are_apart(
     assert calls["server_error"] == calls["rate_limited"] > 0
     assert summary["provider_waits"]["samples"] == calls["rate_limited"]
     assert summary["overhead"]["samples"] == summary["provider_calls"]
+
+
+def test_a_refused_connection_is_an_outcome_of_its_own() -> None:
+    """Nothing listens at the URL: every call is ``connect_error`` (a failed call), not
+    ``server_error``; with no server process to watch, the sessions go on to the end."""
+    template = default_template(context_window=100_000)
+    with socket.socket() as unused:  # a port bound, never listened on: connections refused
+        unused.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}"
+        plan = LoadPlan(template, 2, 2, 2, 30.0, {template.providers[0].ref: url})
+        summary = asyncio.run(run_sessions(plan))
+    assert set(summary.calls_by_outcome) == {"connect_error"}
+    assert summary.failed_calls == summary.provider_calls > 0
+    assert summary.stopped_by == "count"
