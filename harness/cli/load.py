@@ -8,9 +8,9 @@ plan remote Locust workers read (see the README, "Load testing").
 Exit codes: 0 the run finished and was summarised; 1 no session completed, a fake server
 died (the run stops at once), more provider calls failed than ``--max-failed-calls``
 allows, or a fake server or Locust could not start; 2 an option or the scenario file is
-invalid (nothing ran); 130 / 143 SIGINT / SIGTERM stopped the run: what finished is summarised (table and ``--json``), marked
-interrupted, and every child process and temporary folder is gone. ``--sweep`` runs once
-per value and exits with the worst of the runs' codes; a signal ends it after the run it
+invalid (nothing ran); 130 / 143 SIGINT / SIGTERM stopped the run: what finished is
+summarised (table and ``--json``), marked interrupted, and every child process and
+temporary folder is gone. ``--sweep`` runs once per value and exits with the worst of the runs' codes; a signal ends it after the run it
 stopped, and the table, ``--json`` and ``--html`` show the values that ran.
 """
 

@@ -21,7 +21,14 @@ from harness.load import LoadPlan, default_template, run_sessions
 from harness.load.launcher import free_port
 from harness.telemetry import multiprocess_registry, read_span_lines
 from harness.telemetry import names as n
-from tests.interrupting import EXIT_FOR, Running, assert_nothing_left, finish, start, wait_for_process
+from tests.interrupting import (
+    EXIT_FOR,
+    Running,
+    assert_nothing_left,
+    finish,
+    start,
+    wait_for_process,
+)
 from tests.load.test_interrupted_load import SERVER, _wait_for_sessions
 
 # ``trimscope`` with PROMETHEUS_MULTIPROC_DIR set before prometheus-client is imported: the
