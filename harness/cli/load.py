@@ -10,8 +10,9 @@ died (the run stops at once), more provider calls failed than ``--max-failed-cal
 allows, or a fake server or Locust could not start; 2 an option or the scenario file is
 invalid (nothing ran); 130 / 143 SIGINT / SIGTERM stopped the run: what finished is
 summarised (table and ``--json``), marked interrupted, and every child process and
-temporary folder is gone. ``--sweep`` runs once per value and exits with the worst of the runs' codes; a signal ends it after the run it
-stopped, and the table, ``--json`` and ``--html`` show the values that ran.
+temporary folder is gone. ``--sweep`` runs once per value and exits with the worst of the
+runs' codes; a signal ends it after the run it stopped, and the table, ``--json`` and
+``--html`` show the values that ran.
 """
 
 from __future__ import annotations
