@@ -141,6 +141,10 @@ class PrefixStore:
         with self._lock:
             self._stores.clear()
 
+    def key_count(self) -> int:
+        with self._lock:
+            return len(self._stores)
+
     def entry_count(self) -> int:
         with self._lock:
             return sum(len(s) for s in self._stores.values())
