@@ -126,7 +126,26 @@ def test_a_dead_fake_server_stops_the_run_at_once(tmp_path: Path) -> None:
     assert_nothing_left(running)
 
 
-THROTTLED = Path(__file__).with_name("failing-and-throttled.yaml")
+THROTTLED = """\
+id: failing-and-throttled
+title: One call in three fails (500), one in three is throttled (429, Retry-After 1 s)
+rules: ["10"]
+providers:
+  openai.main:
+    kind: openai
+    model: gpt-test
+    context_window: 100000
+    fake:
+      script:
+        - {text: "ok"}
+        - {fault: {kind: server_error}}
+        - {fault: {kind: rate_limit, retry_after: 1}}
+system_prompt: "sys"
+conversation:
+  - user: "Which planets have rings around them?"
+  - user: "How many moons does Saturn have today?"
+expect: {}
+"""
 
 
 @pytest.mark.parametrize(("threshold", "code"), [(None, 1), ("1", 0)])
@@ -136,8 +155,9 @@ def test_the_failure_threshold_is_an_option_and_waits_are_apart(
     """One call in three fails: more than the default 5% fails the run, not under
     ``--max-failed-calls 1``. Each 429's Retry-After wait is timed apart (one per
     throttled call), not as the harness's overhead."""
-    out = tmp_path / "load.json"
-    args = ["load", "--scenario", str(THROTTLED), "--sessions", "4", "--concurrency", "2"]
+    out, scenario = tmp_path / "load.json", tmp_path / "failing-and-throttled.yaml"
+    scenario.write_text(THROTTLED, encoding="utf-8")
+    args = ["load", "--scenario", str(scenario), "--sessions", "4", "--concurrency", "2"]
     args += ["--turns", "3", "--json", str(out)]
     if threshold is not None:
         args += ["--max-failed-calls", threshold]
