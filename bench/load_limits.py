@@ -33,7 +33,7 @@ from fakes.rows import CanonicalRequest, Row, ToolSchema
 SMALL, LARGE, MEMORY_CONCURRENCY = 2_000, 20_000, 50
 GOAL_MEMORY_GROWTH = 1.1  # issue 28: peak memory at LARGE ÷ at SMALL sessions
 GOAL_WAITS = 1.1  # issue 28: overhead per call, throttled ÷ plain
-WAIT_SESSIONS, WAIT_CONCURRENCY, WAIT_TURNS = 60, 20, 3
+WAIT_SESSIONS, WAIT_CONCURRENCY, WAIT_TURNS = 150, 20, 3
 CHAIN_ROWS, CHAIN_REQUESTS = 60, 2_000
 SCENARIO = """\
 id: bench-{name}

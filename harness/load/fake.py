@@ -34,7 +34,7 @@ MAX_TRACKED_SESSIONS = 100_000
 """Per-session call counters kept by one fake (the least recently called forgotten)."""
 CACHE_KEYS_PER_SLOT = 4
 MIN_CACHE_KEYS = 64
-ROWS_PER_CACHE_KEY = 256
+ROWS_PER_CACHE_KEY = 32
 """Row costs kept per cache key (a history's rows; more are counted again, not lost)."""
 
 
