@@ -50,6 +50,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, Sampler, TraceIdRatioBased
 from prometheus_client import CollectorRegistry
 
+from bench import load_limits
 from bench.observer_floor import FLOOR_ROUNDS, GOAL_FLOOR_RATIO, EventRecorder, Floor, compare
 from bench.timing import table
 from harness.agent import Agent
@@ -502,10 +503,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=TURNS)
     parser.add_argument("--latency-ms", type=int, default=0, help="the fake's answer delay")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or status")
+    parser.add_argument(
+        "--limits",
+        action="store_true",
+        help="only issue 28's goals (bench/load_limits.py): memory at 2,000 and 20,000"
+        " sessions, overhead with Retry-After waits, the fakes' prefix chain",
+    )
+    parser.add_argument(
+        "--limits-sessions",
+        default=f"{load_limits.SMALL},{load_limits.LARGE}",
+        help="the two session counts of --limits (SMALL,LARGE)",
+    )
     args = parser.parse_args(argv)
 
     def say(text: str) -> None:
         print(text, flush=True)
+
+    if args.limits:
+        small, large = (int(n) for n in args.limits_sessions.split(","))
+        load_limits.run(say, (small, large))
+        return 0
 
     began = time.perf_counter()
     say(

@@ -1,10 +1,10 @@
 """Prompt caching as each provider does it: a prefix store and one policy per provider.
 
-A request is seen as a chain of prefixes at block boundaries: boundary 0 is the tool
-schemas alone, boundary ``k`` the schemas and the first ``k`` rows (the order every
-provider documents caching in: tools, system, messages). Each boundary has a digest
-(a hash chain over the blocks, so equal digests mean equal prefixes) and a token count
-(the fake's own counter). Real providers cache at token granularity; the fakes match
+A request is seen as a chain of prefixes at block boundaries (``fakes.prefix_chain``):
+boundary 0 is the tool schemas alone, boundary ``k`` the schemas and the first ``k`` rows
+(the order every provider documents caching in: tools, system, messages). Each boundary
+has a digest (a hash chain over the blocks, so equal digests mean equal prefixes) and a
+token count (the fake's own counter). Real providers cache at token granularity; the fakes match
 whole blocks, since the runtime only ever changes a history by whole rows.
 
 The store is keyed by ``(cache key, model)``: the request's explicit key (OpenAI
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from fakes.counters import TokenCount, TokenCounter
-from fakes.rows import CanonicalRequest, Row
+from fakes.prefix_chain import Prefix, RowCosts, prefixes
+from fakes.rows import CanonicalRequest
 from fakes.script import UsageReport
 
 CachePolicyName: TypeAlias = Literal[
@@ -102,13 +103,6 @@ class Breakpoint:
 
 
 @dataclass(frozen=True, slots=True)
-class Prefix:
-    boundary: int
-    digest: int
-    tokens: int
-
-
-@dataclass(frozen=True, slots=True)
 class CacheUsage:
     """Input tokens read from the cache and written to it by one request."""
 
@@ -117,50 +111,6 @@ class CacheUsage:
 
 
 NO_CACHE: Final = CacheUsage()
-
-
-ROW_COST_CACHE_ENTRIES: Final = 65_536
-_row_costs: dict[tuple[str, Row], int] = {}
-"""Token counts of rows already seen: a conversation re-sends its rows on every call, and
-counting them again would double the fake's work (bounded: emptied when full)."""
-
-
-def _row_cost(counter: TokenCounter, row: Row) -> int:
-    key = (counter.name, row)
-    cost = _row_costs.get(key)
-    if cost is None:
-        if len(_row_costs) >= ROW_COST_CACHE_ENTRIES:
-            _row_costs.clear()
-        cost = _row_costs[key] = counter.count_rows((row,))
-    return cost
-
-
-UNCOUNTED_BLOCKS_OPTION: Final = "uncounted_blocks"
-"""``CanonicalRequest.options`` key: by boundary, blocks a row's message carried that are
-not rows (Anthropic thinking): part of the cached prefix, never of the count."""
-
-
-def prefixes(counter: TokenCounter, request: CanonicalRequest, total: int) -> tuple[Prefix, ...]:
-    """Every boundary of ``request``: digest chain and cumulative tokens (capped by
-    ``total``, the request's own count, which the last boundary reaches exactly). Blocks
-    that are not rows (``UNCOUNTED_BLOCKS_OPTION``) enter the digest at their row's
-    boundary, so clearing them is a miss from there on."""
-    tools = counter.count_tools(request.tools)
-    schemas = tuple((t.name, t.description, repr(t.parameters)) for t in request.tools)
-    digest = hash(("tools", schemas))
-    out = [Prefix(0, digest, min(tools, total))]
-    running = tools
-    extra = request.options.get(UNCOUNTED_BLOCKS_OPTION)
-    uncounted = extra if isinstance(extra, Mapping) else {}
-    for k, row in enumerate(request.rows, start=1):
-        running += _row_cost(counter, row)
-        blocks = uncounted.get(k)
-        row_key = (row.role, row.content) if blocks is None else (row.role, row.content, blocks)
-        digest = hash((digest, *row_key))
-        out.append(Prefix(k, digest, min(running, total)))
-    last = out[-1]
-    out[-1] = Prefix(last.boundary, last.digest, total)
-    return tuple(out)
 
 
 @dataclass(slots=True)
@@ -177,17 +127,23 @@ class PrefixStore:
         *,
         max_keys: int = DEFAULT_MAX_KEYS,
         max_entries: int = DEFAULT_MAX_ENTRIES_PER_KEY,
+        row_costs: RowCosts | None = None,
     ) -> None:
         if max_keys <= 0 or max_entries <= 0:
             raise ValueError("max_keys and max_entries must be positive")
         self.max_keys = max_keys
         self.max_entries = max_entries
+        self.row_costs = row_costs  # None: the process-wide cache of ``prefixes``
         self._lock = threading.Lock()
         self._stores: OrderedDict[tuple[str, str], OrderedDict[int, _Entry]] = OrderedDict()
 
     def clear(self) -> None:
         with self._lock:
             self._stores.clear()
+
+    def key_count(self) -> int:
+        with self._lock:
+            return len(self._stores)
 
     def entry_count(self) -> int:
         with self._lock:
@@ -213,25 +169,46 @@ class PrefixStore:
                 return None
             return entry
 
-    def put(self, key: tuple[str, str], prefix: Prefix, expires: float) -> None:
-        """Store (or refresh) ``prefix``; a refresh never shortens a lifetime."""
+    def longest_live(
+        self, key: tuple[str, str], chain: Sequence[Prefix], now: float
+    ) -> Prefix | None:
+        """The longest prefix of ``chain`` stored and live under ``key`` (one lock and
+        one key lookup for the whole chain: ``live`` per prefix cost both each time)."""
         with self._lock:
             store = self._store(key)
-            entry = store.pop(prefix.digest, None)
-            if entry is None:
-                entry = _Entry(prefix.tokens, expires)
-            else:
-                entry.expires = max(entry.expires, expires)
-            store[prefix.digest] = entry
-            while len(store) > self.max_entries:
+            for prefix in reversed(chain):
+                entry = store.get(prefix.digest)
+                if entry is None:
+                    continue
+                if entry.expires <= now:
+                    del store[prefix.digest]
+                    continue
+                return prefix
+        return None
+
+    def put(self, key: tuple[str, str], prefix: Prefix, expires: float) -> None:
+        """Store (or refresh) ``prefix``; a refresh never shortens a lifetime."""
+        self.put_all(key, (prefix,), expires)
+
+    def put_all(self, key: tuple[str, str], chain: Sequence[Prefix], expires: float) -> None:
+        """``put`` of every prefix of ``chain`` in order, under one lock."""
+        with self._lock:
+            store = self._store(key)
+            for prefix in chain:
+                entry = store.pop(prefix.digest, None)
+                if entry is None:
+                    entry = _Entry(prefix.tokens, expires)
+                elif entry.expires < expires:
+                    entry.expires = expires
+                store[prefix.digest] = entry
+            while len(store) > self.max_entries:  # the chain's digests are distinct
                 store.popitem(last=False)
 
     def replace(self, key: tuple[str, str], chain: Sequence[Prefix], expires: float) -> None:
         """Forget the key's entries, then store ``chain`` (a single slot's cache)."""
         with self._lock:
             self._stores.pop(key, None)
-        for prefix in chain[-self.max_entries :]:
-            self.put(key, prefix, expires)
+        self.put_all(key, chain[-self.max_entries :], expires)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,11 +227,8 @@ Policy = Callable[[PrefixStore, CacheRequest], CacheUsage]
 
 def _longest_live(store: PrefixStore, req: CacheRequest, upto: int | None = None) -> Prefix | None:
     """The longest live stored prefix of the request (at most ``upto`` as a boundary)."""
-    last = len(req.chain) - 1 if upto is None else upto
-    for prefix in reversed(req.chain[: last + 1]):
-        if store.live(req.key, prefix.digest, req.now) is not None:
-            return prefix
-    return None
+    chain = req.chain if upto is None else req.chain[: upto + 1]
+    return store.longest_live(req.key, chain, req.now)
 
 
 def _implicit(
@@ -269,9 +243,8 @@ def _implicit(
     read = 0
     if hit is not None and hit.tokens >= minimum:
         read = minimum + (hit.tokens - minimum) // granularity * granularity
-    for prefix in req.chain:
-        if prefix.tokens >= minimum:
-            store.put(req.key, prefix, req.now + ttl)
+    cached = [prefix for prefix in req.chain if prefix.tokens >= minimum]
+    store.put_all(req.key, cached, req.now + ttl)
     return CacheUsage(read=read)
 
 
@@ -320,17 +293,12 @@ def deepseek_policy(store: PrefixStore, req: CacheRequest) -> CacheUsage:
     seen_key = (req.key[0] + "\x00seen", req.key[1])
     hit = _longest_live(store, req)
     read = hit.tokens if hit is not None else 0
-    seen: Prefix | None = None
-    for prefix in reversed(req.chain):
-        if store.live(seen_key, prefix.digest, req.now) is not None:
-            seen = prefix
-            break
+    seen = store.longest_live(seen_key, req.chain, req.now)
     expires = req.now + DEEPSEEK_TTL_SECONDS
     if seen is not None and (hit is None or seen.tokens > hit.tokens):
         store.put(req.key, seen, expires)
     store.put(req.key, req.chain[-1], expires)
-    for prefix in req.chain:
-        store.put(seen_key, prefix, expires)
+    store.put_all(seen_key, req.chain, expires)
     return CacheUsage(read=read)
 
 
@@ -383,7 +351,7 @@ def simulate(
     if policy is None:
         return NO_CACHE
     model = request.model
-    chain = prefixes(counter, request, tokens.total)
+    chain = prefixes(counter, request, tokens.total, store.row_costs)
     key = (cache_key(request, headers), model)
     return policy(store, CacheRequest(key, chain, model, now, breakpoints_of(request)))
 

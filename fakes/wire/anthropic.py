@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakes.caching import UNCOUNTED_BLOCKS_OPTION, Breakpoint
+from fakes.caching import Breakpoint
 from fakes.catalogue import WireName
+from fakes.prefix_chain import UNCOUNTED_BLOCKS_OPTION
 from fakes.rows import (
     Attachment,
     CanonicalRequest,

@@ -11,6 +11,7 @@ halving of the request (spec 9), below the loop and invisible to it.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from harness.providers import (
     ProviderTimeout,
     RateLimited,
 )
+from harness.providers.failures import CANCELLED_ERROR_TYPE, CONNECT_ERROR_TYPE
 from harness.runtime import (
     ChatMessage,
     OrphanSweep,
@@ -264,6 +266,14 @@ class ToolLoop:
             started = self._announcer.clock()
             try:
                 reply = await client.complete(request)
+            except asyncio.CancelledError:
+                # A call in flight when its turn was cancelled (a signal, a deadline) is a
+                # call all the same: the server may have answered it, so it is counted.
+                elapsed = self._announcer.clock() - started
+                self._announcer.provider_call_failed(
+                    ctx, CallOutcome.CANCELLED, elapsed, CANCELLED_ERROR_TYPE, None
+                )
+                raise
             except ProviderError as error:
                 elapsed = self._announcer.clock() - started
                 self._announcer.provider_call_failed(
@@ -380,15 +390,19 @@ class ToolLoop:
         record_final_answer(state, reply.text)
 
 
+_OUTCOMES: tuple[tuple[type[ProviderError], CallOutcome], ...] = (
+    (ContextWindowExceeded, CallOutcome.OVERFLOW),
+    (RateLimited, CallOutcome.RATE_LIMITED),
+    (ProviderServerError, CallOutcome.SERVER_ERROR),
+    (ProviderTimeout, CallOutcome.TIMEOUT),
+    (ProviderProtocolError, CallOutcome.PROTOCOL_ERROR),
+)
+
+
 def _outcome_of(error: ProviderError) -> CallOutcome:
-    if isinstance(error, ContextWindowExceeded):
-        return CallOutcome.OVERFLOW
-    if isinstance(error, RateLimited):
-        return CallOutcome.RATE_LIMITED
-    if isinstance(error, ProviderServerError):
-        return CallOutcome.SERVER_ERROR
-    if isinstance(error, ProviderTimeout):
-        return CallOutcome.TIMEOUT
-    if isinstance(error, ProviderProtocolError):
-        return CallOutcome.PROTOCOL_ERROR
+    if isinstance(error, ProviderServerError) and error.error_type == CONNECT_ERROR_TYPE:
+        return CallOutcome.CONNECT_ERROR  # refused: nothing was sent (still retried as a 5xx)
+    for kind, outcome in _OUTCOMES:
+        if isinstance(error, kind):
+            return outcome
     return CallOutcome.REJECTED

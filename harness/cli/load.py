@@ -5,15 +5,16 @@ harness's CPU and the server's are measured apart. ``--locust`` runs the same se
 as Locust users (a master and ``--workers`` worker processes); ``--write-plan`` writes the
 plan remote Locust workers read (see the README, "Load testing").
 
-Exit codes: 0 the run finished and was summarised; 1 no session completed, more provider
-calls failed than ``--max-failed-calls`` allows, a fake server or Locust could not start,
-or an output could not be written (a full disk: one line names it, every other output is
-still written, see ``harness.load.outputs``); 2 an option or the scenario file is invalid
-(nothing ran); 130 / 143 SIGINT /
-SIGTERM stopped the run: what finished is summarised (table and ``--json``), marked
-interrupted, and every child process and temporary folder is gone. ``--sweep`` runs once
-per value and exits with the worst of the runs' codes; a signal ends it after the run it
-stopped, and the table, ``--json`` and ``--html`` show the values that ran.
+Exit codes: 0 the run finished and was summarised; 1 no session completed, a fake server
+died (the run stops at once), more provider calls failed than ``--max-failed-calls``
+allows, a fake server or Locust could not start, or an output could not be written (a
+full disk: one line names it, every other output is still written, see
+``harness.load.outputs``); 2 an option or the scenario file is invalid (nothing ran);
+130 / 143 SIGINT / SIGTERM stopped the run: what finished is summarised (table and
+``--json``), marked interrupted, and every child process and temporary folder is gone.
+``--sweep`` runs once per value and exits with the worst of the runs' codes; a signal
+ends it after the run it stopped, and the table, ``--json`` and ``--html`` show the
+values that ran.
 """
 
 from __future__ import annotations
@@ -384,6 +385,10 @@ def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
         err.print(f"interrupted by {summary.interrupted_by}: what finished is summarised")
         return SIGNAL_EXIT_BASE + signal.Signals[summary.interrupted_by]
     if not summary.sessions_completed:
+        return EXIT_FAILED
+    if summary.server_deaths:
+        died = ", ".join(death.ref for death in summary.server_deaths)
+        err.print(f"error: fake server {died} died; the run was stopped", highlight=False)
         return EXIT_FAILED
     if summary.failed_call_share > max_failed:
         err.print(

@@ -58,9 +58,11 @@ class CallOutcome(StrEnum):
     OVERFLOW = "overflow"
     RATE_LIMITED = "rate_limited"
     SERVER_ERROR = "server_error"
+    CONNECT_ERROR = "connect_error"  # refused or unreachable: nothing was sent
     TIMEOUT = "timeout"
     PROTOCOL_ERROR = "protocol_error"
     REJECTED = "rejected"
+    CANCELLED = "cancelled"  # the caller stopped waiting (a signal, a deadline)
 
 
 class RecoveryOutcome(StrEnum):

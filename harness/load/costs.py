@@ -11,11 +11,12 @@ providers'); otherwise it is left out and a note says why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harness.load.prices import PriceTable, Usage, lost
-from harness.load.tally import LoadTally, percentile
+from harness.load.sketch import Sketch
+from harness.load.tally import LoadTally
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,8 +29,8 @@ class Spend:
     cache_loss: Mapping[str, int]
     """``HistoryTrimmed.cache_loss_tokens`` summed per trigger (a trigger whose trims all
     lost 0 is kept, at 0)."""
-    request_tokens: Sequence[int] | None
-    """Each call's reported input; ``None`` when the run did not keep them (Locust)."""
+    request_tokens: Sketch | None
+    """The calls' reported input sizes; ``None`` when the run did not keep them (Locust)."""
 
     @classmethod
     def of(cls, tally: LoadTally) -> Spend:
@@ -76,7 +77,7 @@ def cache_summary(spend: Spend, sessions: int) -> CacheSummary:
     total = read + write + uncached
     loss = dict(sorted(spend.cache_loss.items()))
     per = max(1, sessions)
-    sizes = list(spend.request_tokens or ())
+    sizes = spend.request_tokens or Sketch()
     return CacheSummary(
         input_tokens=total,
         cache_read_tokens=read,
@@ -87,8 +88,8 @@ def cache_summary(spend: Spend, sessions: int) -> CacheSummary:
         cache_loss_tokens=loss,
         cache_loss_per_session=round(sum(loss.values()) / per, 2),
         input_tokens_per_session=round(total / per, 2),
-        request_tokens_p50=percentile(sizes, 0.5),
-        request_tokens_p95=percentile(sizes, 0.95),
+        request_tokens_p50=sizes.quantile(0.5),
+        request_tokens_p95=sizes.quantile(0.95),
     )
 
 

@@ -7,6 +7,14 @@ template's step ``n``; requests without the header fall back to the global numbe
 
 ``CountingLog`` keeps counts instead of every exchange: a long run would otherwise keep
 each request body in the server's memory.
+
+**Per-session state is bounded by the sessions at once**, not the sessions of the run
+(issue 28: the fake grew ~5 KB a session). A session's cached prefixes (``PrefixStore``
+keys, LRU) and the row costs behind them are sized ``CACHE_KEYS_PER_SLOT`` keys per
+concurrent session: a session running is touched on each of its calls, so only one that
+sat idle while that many others made calls loses its cache (a miss, as a real provider's
+eviction would be). The per-session call counters, which carry each session's script
+position, are kept for ``MAX_TRACKED_SESSIONS`` sessions (~150 bytes each).
 """
 
 from __future__ import annotations
@@ -17,12 +25,24 @@ from dataclasses import dataclass, replace
 
 from fakes import Exchange, FakeBehaviour, FakeProvider, FakeScript, RequestLog
 from fakes.answer import Answer
-from fakes.caching import CachePolicyName
+from fakes.caching import DEFAULT_MAX_KEYS, CachePolicyName, PrefixStore
+from fakes.prefix_chain import ROW_COST_CACHE_ENTRIES, RowCosts
 from fakes.wire.base import RequestContext, WireFormat
 from harness.load.template import SESSION_HEADER, ProviderTemplate
 
-MAX_TRACKED_SESSIONS = 1_000_000
-"""Per-session call counters kept by one fake (oldest forgotten beyond this)."""
+MAX_TRACKED_SESSIONS = 100_000
+"""Per-session call counters kept by one fake (the least recently called forgotten)."""
+CACHE_KEYS_PER_SLOT = 4
+MIN_CACHE_KEYS = 64
+ROWS_PER_CACHE_KEY = 32
+"""Row costs kept per cache key (a history's rows; more are counted again, not lost)."""
+
+
+def load_cache_store(sessions_at_once: int) -> PrefixStore:
+    """The prefix store of a load fake serving ``sessions_at_once`` sessions at a time."""
+    keys = min(DEFAULT_MAX_KEYS, max(MIN_CACHE_KEYS, CACHE_KEYS_PER_SLOT * sessions_at_once))
+    rows = min(ROW_COST_CACHE_ENTRIES, keys * ROWS_PER_CACHE_KEY)
+    return PrefixStore(max_keys=keys, row_costs=RowCosts(rows))
 
 
 class CountingLog(RequestLog):
@@ -64,6 +84,7 @@ class SessionScriptedFake(FakeProvider):
         cycle: bool,
         latency_ms: int = 0,
         caching: CachePolicyName | None = None,
+        cache_store: PrefixStore | None = None,
     ) -> None:
         # The global script only delays: app.py applies its latency before sending the answer.
         delay = FakeScript(default=FakeBehaviour(latency_ms=latency_ms))
@@ -75,6 +96,7 @@ class SessionScriptedFake(FakeProvider):
             script=delay,
             variant=variant,
             caching=caching,
+            cache_store=cache_store,
         )
         self.session_script = session_script
         self.cycle = cycle
@@ -110,8 +132,11 @@ class SessionScriptedFake(FakeProvider):
         return super().answer(wire, raw, ctx, index, behaviour)
 
 
-def build_load_fake(provider: ProviderTemplate, *, counting: bool) -> SessionScriptedFake:
-    """The fake for one provider route; ``counting`` swaps in a ``CountingLog``."""
+def build_load_fake(
+    provider: ProviderTemplate, *, counting: bool, sessions_at_once: int | None = None
+) -> SessionScriptedFake:
+    """The fake for one provider route; ``counting`` swaps in a ``CountingLog``;
+    ``sessions_at_once`` (the plan's concurrency) bounds its cache (``load_cache_store``)."""
     fake = SessionScriptedFake(
         provider.fake_profile,
         provider.served_model,
@@ -122,6 +147,7 @@ def build_load_fake(provider: ProviderTemplate, *, counting: bool) -> SessionScr
         cycle=provider.cycle,
         latency_ms=provider.latency_ms,
         caching=provider.caching,
+        cache_store=load_cache_store(sessions_at_once) if sessions_at_once else None,
     )
     if counting:
         fake.log = CountingLog()

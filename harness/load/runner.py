@@ -6,10 +6,13 @@ finish before it is cancelled, so the run always stops by itself. Sessions share
 ``httpx.AsyncClient`` whose pool holds ``plan.concurrency`` connections, one event bus
 (the run's ``LoadTally``, then any telemetry observers) and one ``Samples`` record.
 
-A ``StopRequest`` (``trimscope load`` routes SIGINT and SIGTERM to one) cancels every
-session in flight; the run is then summarised like any other, marked interrupted. The
-fake-server processes are watched while the sessions run: one that exits is named in the
-summary with when it died and how many calls failed after it.
+A ``StopRequest`` (``trimscope load`` routes SIGINT and SIGTERM to one) stops every
+session without losing the calls in flight (``harness.load.stopping``); the run is then
+summarised like any other, marked interrupted. The fake-server processes are watched while
+the sessions run (every ``WATCH_INTERVAL_S``, and at once after a refused connection): one
+that exits stops the run the same way (``stopped_by="server_died"``), and is named in the
+summary with when it died and how many calls failed after it. Restarting it instead would
+run the rest against a fake that forgot every session's script position and cache.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -34,6 +38,12 @@ from harness.load.metrics import COMPLETED, FAILED, INTERRUPTED, LoadMetrics, se
 from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
 from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
+from harness.load.stopping import (
+    STOP_GRACE_S,
+    STOPPED_BY_SERVER_DEATH,
+    STOPPED_BY_SIGNAL,
+    RunStop,
+)
 from harness.load.summary import (
     LoadSummary,
     Quantiles,
@@ -47,10 +57,9 @@ from harness.load.template import LoadPlan, write_plan
 from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
 from harness.progress import Tracker
 from harness.providers.canonical import decoded_row
+from harness.providers.errors import ProviderServerError
+from harness.providers.failures import CONNECT_ERROR_TYPE
 from harness.runtime.text import counted
-
-STOP_GRACE_S = 5.0
-"""How long turns running at the deadline may take to finish before they are cancelled."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +95,28 @@ class _Progress:
     failed: int = 0
     interrupted: int = 0
 
+    def ended(self, label: str, *, forget_every: int) -> None:
+        """A session ended as ``label``; every ``forget_every`` sessions, the row caches
+        are emptied (``row_cache_sessions``)."""
+        self.completed += label == COMPLETED
+        self.failed += label == FAILED
+        self.interrupted += label == INTERRUPTED
+        if (self.completed + self.failed + self.interrupted) % forget_every == 0:
+            forget_cached_rows()
+
+
+ROW_CACHE_SESSIONS_PER_SLOT = 4
+MIN_ROW_CACHE_SESSIONS = 256
+
+
+def row_cache_sessions(concurrency: int) -> int:
+    """Sessions ended between two ``forget_cached_rows`` during a run: the caches then
+    hold the rows of the recent sessions only, so a run's memory does not grow with its
+    sessions until the caches' own bounds (8,192 rows each: ~25 MB of the built-in
+    workload's tool rows, filled by ~1,600 sessions). A session still running renders its
+    rows again once after a clear (a miss per row, not per call)."""
+    return max(MIN_ROW_CACHE_SESSIONS, ROW_CACHE_SESSIONS_PER_SLOT * concurrency)
+
 
 def forget_cached_rows() -> None:
     """Empty the process-wide row caches (rendered and decoded rows, see
@@ -109,13 +140,21 @@ async def run_sessions(plan: LoadPlan, options: RunOptions = RunOptions()) -> Lo
 
 async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     tally = LoadTally()
-    bus = EventBus()
-    for observer in (tally, *options.observers):
-        bus.subscribe(observer)
+    bus = _bus(tally, *options.observers)
     samples = Samples()
     metrics = options.metrics
     counts = _Progress()
     shown = options.progress
+    stop = RunStop()
+    began = time.monotonic()
+    watch = ServerWatch(options.servers, began, lambda: failed_calls(tally.calls))
+
+    def on_call(ref: str, seconds: float, error: BaseException | None) -> None:
+        if metrics is not None:
+            metrics.call(ref, seconds, error)
+        if isinstance(error, ProviderServerError) and error.error_type == CONNECT_ERROR_TYPE:
+            _check_servers(watch, stop)  # refused: the likeliest cause is a dead server
+
     async with http_client(plan.concurrency, plan.http_timeout_s, options.transport) as http:
         factory = SessionFactory(
             plan.template,
@@ -123,23 +162,22 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             http,
             bus,
             samples,
-            on_call=metrics.call if metrics else None,
+            on_call=on_call,
             on_overhead=metrics.overhead.observe if metrics else None,
             session_prefix=options.session_prefix,
             clock=options.overhead_clock,
+            stop=stop,
         )
         cpu_before = cpu_seconds()
-        began = time.monotonic()
         deadline = began + plan.duration_s
         indices = itertools.count()
+        forget_every = row_cache_sessions(plan.concurrency)
 
         def ended(outcome: SessionOutcome | None) -> None:
             label = INTERRUPTED
             if outcome is not None:
                 label = session_outcome(outcome.completed, outcome.turns_run, outcome.turn_errors)
-            counts.completed += label == COMPLETED
-            counts.failed += label == FAILED
-            counts.interrupted += label == INTERRUPTED
+            counts.ended(label, forget_every=forget_every)
             if metrics is not None:
                 metrics.session_ended(label)
             shown.advance(detail=counted(tally.provider_calls, "call"))
@@ -153,49 +191,83 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
                 finally:
                     ended(outcome)
 
-        watch = ServerWatch(options.servers, began, lambda: failed_calls(tally.calls))
-        watcher = asyncio.create_task(_watch(watch))
+        watcher = asyncio.create_task(_watch(watch, stop))
         with shown:
             results = await _run_workers(
                 [worker(slot) for slot in range(plan.concurrency)],
                 plan.duration_s + STOP_GRACE_S,
                 options.stop or StopRequest(),
+                stop,
             )
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
         watch.check()  # a death between the last look and the end
         elapsed = time.monotonic() - began
         cpu = cpu_seconds() - cpu_before
-    for result in results:
-        if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
-            raise result
+    _raise_worker_error(results)
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
-    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes, stop.reason)
     summary = with_costs(summary, Spend.of(tally), options.prices, options.price_as)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
 
 
-async def _watch(watch: ServerWatch) -> None:
+def _bus(*observers: Observer) -> EventBus:
+    bus = EventBus()
+    for observer in observers:
+        bus.subscribe(observer)
+    return bus
+
+
+def _raise_worker_error(results: list[BaseException | None]) -> None:
+    """A worker's own failure (not its cancellation) is the run's."""
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+            raise result
+
+
+def _check_servers(watch: ServerWatch, stop: RunStop) -> None:
+    watch.check()
+    if watch.died:
+        stop.request(STOPPED_BY_SERVER_DEATH)
+
+
+async def _watch(watch: ServerWatch, stop: RunStop) -> None:
     while True:
-        watch.check()
+        _check_servers(watch, stop)
         await asyncio.sleep(WATCH_INTERVAL_S)
 
 
 async def _run_workers(
-    coroutines: list[Coroutine[None, None, None]], timeout: float, stop: StopRequest
+    coroutines: list[Coroutine[None, None, None]],
+    timeout: float,
+    signals: StopRequest,
+    stop: RunStop,
 ) -> list[BaseException | None]:
-    """Run the workers until they end, ``timeout`` passes or ``stop`` is requested (then
-    the unfinished ones are cancelled); each one's exception or ``None``."""
+    """Run the workers until they end or ``timeout`` passes; a stop (``signals``, or
+    ``stop`` requested for another reason) shortens that to ``STOP_GRACE_S`` from then
+    (``harness.load.stopping``). The unfinished ones are then cancelled; each one's
+    exception or ``None``."""
     loop = asyncio.get_running_loop()
     workers = [asyncio.create_task(coroutine) for coroutine in coroutines]
+    stop.watch(workers)
 
-    def cancel_all() -> None:  # from a signal handler: through the loop, thread-safe
-        for task in workers:
-            loop.call_soon_threadsafe(task.cancel)
+    def on_signal() -> None:  # from a signal handler: through the loop, thread-safe
+        loop.call_soon_threadsafe(stop.request, STOPPED_BY_SIGNAL)
 
-    with stop.on_request(cancel_all):
-        _, pending = await asyncio.wait(workers, timeout=timeout)
+    with signals.on_request(on_signal):
+        ends = loop.time() + timeout
+        stopped: asyncio.Future[Any] = asyncio.create_task(stop.stopped.wait())
+        pending: set[asyncio.Future[Any]] = set(workers)
+        while pending and (left := ends - loop.time()) > 0:
+            done, _ = await asyncio.wait(
+                {*pending, stopped}, timeout=left, return_when="FIRST_COMPLETED"
+            )
+            pending.difference_update(done)
+            if stopped in done:
+                ends = min(ends, loop.time() + STOP_GRACE_S)
+                stopped = asyncio.create_task(asyncio.Event().wait())  # never set
+        stopped.cancel()
         for task in pending:
             task.cancel()
         return await asyncio.gather(*workers, return_exceptions=True)
@@ -220,7 +292,9 @@ def _summary(
     elapsed: float,
     cpu: float,
     notes: Sequence[str],
+    stopped_by: str | None = None,
 ) -> LoadSummary:
+    """``stopped_by``: the reason a ``RunStop`` gave, else the count or the duration."""
     everyone_ran = counts.completed + counts.failed == plan.sessions
     trims_total = sum(tally.trims.values())
     started = counts.started
@@ -232,7 +306,7 @@ def _summary(
         concurrency=plan.concurrency,
         turns=plan.turns,
         duration_limit_s=plan.duration_s,
-        stopped_by="count" if everyone_ran else "duration",
+        stopped_by=stopped_by or ("count" if everyone_ran else "duration"),
         elapsed_s=round(elapsed, 4),
         sessions_started=started,
         sessions_completed=counts.completed,
@@ -252,8 +326,9 @@ def _summary(
         failed_calls=failed_calls(tally.calls),
         capacity_refusals=tally.capacity_refusals,
         tool_calls=tally.tool_calls,
-        overhead=Quantiles.of(samples.overhead),
-        round_trip=Quantiles.of(samples.round_trip),
+        overhead=Quantiles.of_sketch(samples.overhead),
+        round_trip=Quantiles.of_sketch(samples.round_trip),
+        provider_waits=Quantiles.of_sketch(samples.waits),
         peak_rss_mb=round(peak_rss_mb(), 1),
         harness_cpu_s=round(cpu, 3),
         notes=list(notes),

@@ -73,8 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ref", required=True, help="provider reference <type>.<alias>")
     parser.add_argument("--stats", type=Path, required=True)
     args = parser.parse_args(argv)
-    provider = read_plan(args.plan).template.provider(args.ref)
-    fake = build_load_fake(provider, counting=True)
+    plan = read_plan(args.plan)
+    provider = plan.template.provider(args.ref)
+    fake = build_load_fake(provider, counting=True, sessions_at_once=plan.concurrency)
 
     def ready(url: str) -> None:
         print(url, flush=True)

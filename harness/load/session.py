@@ -9,13 +9,21 @@ decoding). It is measured by ``TimedClient``, wrapped around every provider clie
 ``time.perf_counter``. Under asyncio these stretches never await (the workload's tools
 return at once), so the wall time between two marks is the agent's own time, whatever
 other sessions do meanwhile.
+
+**Waits the provider asked for** (a 429's Retry-After, slept by the agent before it tries
+again) are not the agent's time: the stopwatch moves its mark past each one, and records
+it apart (``Samples.waits``, wall time). A run's harness overhead is therefore the same
+whether its provider throttles or not.
+
+**Stopping** (a signal, a fake server's death): see ``harness.load.stopping``. A session
+inside a provider call when the run stops is cancelled as that call returns, so the call
+is counted (``cancelled``) by the harness as by the server that answered it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from array import array
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
@@ -36,6 +44,8 @@ from harness.agent import (
     template_tool,
 )
 from harness.events import EventBus
+from harness.load.sketch import Sketch
+from harness.load.stopping import RunStop
 from harness.load.template import (
     LOAD_API_KEY,
     SESSION_HEADER,
@@ -56,11 +66,13 @@ TurnHook = Callable[[float, BaseException | None], None]
 
 
 class Samples:
-    """Per-call timings of a whole run, in seconds (compact ``array('d')`` storage)."""
+    """Per-call timings of a whole run, in seconds, as bounded sketches (memory flat in
+    the number of calls); ``waits``: the provider-asked waits (Retry-After) slept."""
 
     def __init__(self) -> None:
-        self.overhead = array("d")
-        self.round_trip = array("d")
+        self.overhead = Sketch()
+        self.round_trip = Sketch()
+        self.waits = Sketch()
 
 
 class Stopwatch:
@@ -93,9 +105,19 @@ class Stopwatch:
     def call_finished(self) -> float:
         now = self._clock()
         elapsed = now - self._call_started
-        self._samples.round_trip.append(elapsed)
+        self._samples.round_trip.add(elapsed)
         self._mark = now
         return elapsed
+
+    async def wait(self, sleep: Sleep, seconds: float) -> None:
+        """``sleep(seconds)``, a wait the provider asked for: timed apart, and not part of
+        the overhead of the call that follows (the mark moves past it)."""
+        began, wall = self._clock(), time.perf_counter()
+        try:
+            await sleep(seconds)
+        finally:
+            self._mark += self._clock() - began
+            self._samples.waits.add(time.perf_counter() - wall)
 
     def turn_finished(self) -> None:
         if self._pending is not None:
@@ -105,7 +127,7 @@ class Stopwatch:
     def _settle(self) -> None:
         if self._pending is None:
             return
-        self._samples.overhead.append(self._pending)
+        self._samples.overhead.add(self._pending)
         if self._on_overhead is not None:
             self._on_overhead(self._pending)
         self._pending = None
@@ -115,25 +137,44 @@ class TimedClient:
     """A ``ProviderClient`` that marks the stopwatch around the wrapped client's call."""
 
     def __init__(
-        self, inner: ProviderClient, ref: str, watch: Stopwatch, on_call: CallHook | None
+        self,
+        inner: ProviderClient,
+        ref: str,
+        watch: Stopwatch,
+        on_call: CallHook | None,
+        stop: RunStop | None = None,
     ) -> None:
         self.provider_kind = inner.provider_kind
         self._inner = inner
         self._ref = ref
         self._watch = watch
         self._on_call = on_call
+        self._stop = stop
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """The wrapped call, timed; when the run stopped while it was in flight, its
+        answer (or error) is dropped for ``CancelledError``: the session ends there."""
         self._watch.call_started()
+        stop = self._stop
+        if stop is not None:
+            stop.call_started()
         try:
             reply = await self._inner.complete(request)
         except BaseException as exc:
             # Reported from inside the handler: a local holding the exception would tie it
             # to this frame, which its traceback holds (a cycle keeping the whole request
             # alive until the garbage collector finds it).
+            # Asked before the hook: a call whose own failure stops the run (a refused
+            # connection) keeps its outcome; the others in flight then are cancelled.
+            stopped = stop is not None and stop.call_finished()
             self._finished(exc)
+            if stopped:
+                raise asyncio.CancelledError from None
             raise
+        stopped = stop is not None and stop.call_finished()
         self._finished(None)
+        if stopped:
+            raise asyncio.CancelledError
         return reply
 
     def _finished(self, error: BaseException | None) -> None:
@@ -192,6 +233,7 @@ class SessionFactory:
         on_overhead: Callable[[float], None] | None = None,
         session_prefix: str = "load-",
         clock: Clock = time.perf_counter,
+        stop: RunStop | None = None,
     ) -> None:
         missing = [p.ref for p in template.providers if p.ref not in base_urls]
         if missing:
@@ -207,6 +249,7 @@ class SessionFactory:
         self.on_overhead = on_overhead
         self.session_prefix = session_prefix
         self.clock = clock  # the stopwatches' (the agents keep perf_counter for events)
+        self.stop = stop
         self.routes = route_table(template)
         self.tools = ToolBox({t.name: _tool(t) for t in template.tools})
 
@@ -223,7 +266,13 @@ class SessionFactory:
                 provider_name=provider.ref,
                 extra_headers=headers,
             )
-            clients[provider.ref] = TimedClient(client, provider.ref, watch, self.on_call)
+            clients[provider.ref] = TimedClient(
+                client, provider.ref, watch, self.on_call, self.stop
+            )
+
+        async def provider_wait(seconds: float) -> None:
+            await watch.wait(self.sleep, seconds)
+
         config = LoopConfig(
             profile=self.template.profile,
             routes=self.routes,
@@ -231,7 +280,7 @@ class SessionFactory:
             tools=self.tools,
             tool_mode=ToolMode(self.template.tool_mode),
             classifier=Classifier(self.template.classifier),
-            sleep=self.sleep,
+            sleep=provider_wait,
             stream=self.template.stream,
             max_output_tokens=self.template.max_output_tokens,
         )

@@ -20,13 +20,15 @@ from harness.load.costs import CacheSummary, CostSummary, Spend, cache_summary, 
 from harness.load.fake import ServerStats
 from harness.load.outputs import UnwrittenOutput
 from harness.load.prices import PriceTable
+from harness.load.sketch import Sketch
 from harness.load.tally import percentile
 from harness.runtime.text import counted
 
 
 @dataclass(frozen=True, slots=True)
 class Quantiles:
-    """Milliseconds. ``approximate``: interpolated from histogram buckets (Locust mode)."""
+    """Milliseconds. ``approximate``: interpolated from histogram buckets (Locust mode);
+    an asyncio run's are each within 0.5% of a sample of that rank (``of_sketch``)."""
 
     samples: int
     p50_ms: float | None
@@ -44,6 +46,15 @@ class Quantiles:
             _ms(p50),
             _ms(p95),
             _ms(sum(seconds) / len(seconds)),
+        )
+
+    @classmethod
+    def of_sketch(cls, sketch: Sketch) -> Quantiles:
+        return cls(
+            sketch.count,
+            _ms(sketch.quantile(0.5)),
+            _ms(sketch.quantile(0.95)),
+            _ms(sketch.mean()),
         )
 
 
@@ -81,7 +92,9 @@ class LoadSummary:
     concurrency: int
     turns: int
     duration_limit_s: float
-    stopped_by: str  # "count": every session ran; "duration": the time cap; "signal"
+    stopped_by: str
+    """"count": every session ran; "duration": the time cap; "signal"; "server_died": a
+    fake server exited and the sessions were stopped at once."""
     elapsed_s: float
     sessions_started: int
     sessions_completed: int
@@ -122,6 +135,9 @@ class LoadSummary:
     """Sessions that ran every turn and had every turn fail: not counted as completed."""
     unwritten_outputs: list[UnwrittenOutput] = field(default_factory=list)
     """Outputs that could not be written (a full disk): known when this summary was."""
+    provider_waits: Quantiles | None = None
+    """Waits the provider asked for (Retry-After), slept and timed apart from ``overhead``
+    (asyncio mode; ``None`` in Locust mode)."""
 
     @property
     def failed_call_share(self) -> float:
@@ -129,7 +145,7 @@ class LoadSummary:
 
 
 FAILED_CALL_OUTCOMES: frozenset[str] = frozenset(
-    {"server_error", "timeout", "protocol_error", "rejected"}
+    {"server_error", "connect_error", "timeout", "protocol_error", "rejected"}
 )
 """``ProviderCallFinished.outcome`` values that count as failed calls. ``overflow`` and
 ``rate_limited`` are not: the built-in workload provokes overflows on purpose, and a
@@ -225,6 +241,59 @@ def _cache_rows(s: LoadSummary) -> list[tuple[str, str]]:
     return rows
 
 
+def _wait_rows(waits: Quantiles | None) -> list[tuple[str, str]]:
+    if waits is None or not waits.samples:
+        return []
+    return [
+        (
+            "provider-asked waits",
+            f"{waits.samples:,} (Retry-After), p50 {_fmt(waits.p50_ms, ' ms')},"
+            f" mean {_fmt(waits.mean_ms, ' ms')}; not in the overhead above",
+        )
+    ]
+
+
+def _stopped(s: LoadSummary) -> str:
+    if s.interrupted_by is not None:
+        return f"{s.interrupted_by} after {s.elapsed_s:,.2f} s (interrupted)"
+    if s.stopped_by == "server_died":
+        return f"fake server died; stopped after {s.elapsed_s:,.2f} s"
+    return f"{s.stopped_by} after {s.elapsed_s:,.2f} s"
+
+
+def _server_rows(s: LoadSummary) -> list[tuple[str, str]]:
+    """Each fake server's line, and a line for each that died."""
+    rows = [
+        (
+            f"fake {server.ref}",
+            f"{server.generation_requests:,} requests ({_counts(server.outcomes)}),"
+            f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB",
+        )
+        for server in s.servers
+    ]
+    rows += [
+        (
+            f"fake {death.ref} DIED",
+            f"after {death.after_s:,.2f} s (exit {death.exit_code}); "
+            f"{counted(death.failed_calls_after, 'call')} failed after it",
+        )
+        for death in s.server_deaths
+    ]
+    return rows
+
+
+def _unwritten_rows(s: LoadSummary) -> list[tuple[str, str]]:
+    """An output a full disk stopped: its option, file and error."""
+    return [
+        (
+            f"UNWRITTEN {u.option}",
+            f"{u.path}: {u.error}"
+            + (f"; {u.lines_dropped:,} lines not written" if u.lines_dropped is not None else ""),
+        )
+        for u in s.unwritten_outputs
+    ]
+
+
 def render(summary: LoadSummary, console: Console) -> None:
     """The summary as two terminal tables (run, trims) and the fake servers' line."""
     s = summary
@@ -232,11 +301,8 @@ def render(summary: LoadSummary, console: Console) -> None:
     table = Table(title=f"trimscope load ({s.mode}, {s.template})", show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
-    stopped = f"{s.stopped_by} after {s.elapsed_s:,.2f} s"
-    if s.interrupted_by is not None:
-        stopped = f"{s.interrupted_by} after {s.elapsed_s:,.2f} s (interrupted)"
     rows = [
-        ("stopped by", stopped),
+        ("stopped by", _stopped(s)),
         (
             "sessions",
             f"{s.sessions_completed:,} completed, {s.sessions_failed:,} failed,"
@@ -263,35 +329,13 @@ def render(summary: LoadSummary, console: Console) -> None:
             f"{approx}p50 {_fmt(s.round_trip.p50_ms, ' ms')},"
             f" p95 {_fmt(s.round_trip.p95_ms, ' ms')}",
         ),
+        *_wait_rows(s.provider_waits),
         ("peak memory (RSS)", f"{s.peak_rss_mb:,.1f} MiB"),
         ("harness CPU", _fmt(s.harness_cpu_s, " s")),
     ]
-    for server in s.servers:
-        rows.append(
-            (
-                f"fake {server.ref}",
-                f"{server.generation_requests:,} requests ({_counts(server.outcomes)}),"
-                f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB",
-            )
-        )
-    for death in s.server_deaths:
-        rows.append(
-            (
-                f"fake {death.ref} DIED",
-                f"after {death.after_s:,.2f} s (exit {death.exit_code}); "
-                f"{counted(death.failed_calls_after, 'call')} failed after it",
-            )
-        )
+    rows += _server_rows(s)
     rows += _cache_rows(s)
-    for unwritten in s.unwritten_outputs:
-        dropped = unwritten.lines_dropped
-        rows.append(
-            (
-                f"UNWRITTEN {unwritten.option}",
-                f"{unwritten.path}: {unwritten.error}"
-                + (f"; {dropped:,} lines not written" if dropped is not None else ""),
-            )
-        )
+    rows += _unwritten_rows(s)
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import threading
-from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,6 +29,7 @@ from harness.events import (
     TurnStarted,
     WireFindingObserved,
 )
+from harness.load.sketch import Sketch
 from harness.telemetry.names import UNKNOWN, trim_reason_label
 
 IGNORED: frozenset[type[Event]] = frozenset(
@@ -61,10 +61,11 @@ class LoadTally:
         self.capacity_refusals = 0
         self.tool_calls = 0
         # Cache and cost (issue 16): reported tokens per model, as (uncached, read, write,
-        # output); cache loss by trigger; each successful call's reported input size.
+        # output); cache loss by trigger; the successful calls' reported input sizes (a
+        # sketch: memory flat in the number of calls).
         self.usage: dict[str, list[int]] = {}
         self.cache_loss: Counter[str] = Counter()
-        self.request_tokens: array[int] = array("q")
+        self.request_tokens = Sketch()
         # The counting method of each kind counted: one lookup per event, not a chain of
         # patterns. The other kinds (``IGNORED``) open what the counted ones close.
         self._counters: dict[type[Event], Callable[[Any], None]] = {
@@ -108,7 +109,7 @@ class LoadTally:
         totals[0] += max(0, reported - read - write)
         totals[1] += read
         totals[2] += write
-        self.request_tokens.append(reported)
+        self.request_tokens.add(reported)
 
     def _overflow(self, event: OverflowDetected) -> None:
         self.overflows += 1

@@ -47,6 +47,11 @@ class ServerWatch:
                 self._seen[ref] = (after_s, code, self._failed_while_alive)
         self._failed_while_alive = failed_now
 
+    @property
+    def died(self) -> bool:
+        """A server has exited (as of the last ``check``)."""
+        return bool(self._seen)
+
     def deaths(self, failed_at_end: int) -> list[ServerDeath]:
         return [
             ServerDeath(ref, after_s, code, failed_at_end - failed_before)

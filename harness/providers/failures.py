@@ -42,6 +42,10 @@ from harness.providers.wirejson import JsonObject, as_list, as_object, integer, 
 
 OVERFLOW_ERROR_TYPE: Final = "context_window_exceeded"
 SERVER_ERROR_TYPE: Final = "server_error"
+CONNECT_ERROR_TYPE: Final = "connect_error"
+"""``error_type`` of a ``ProviderServerError`` whose connection was refused: nothing sent."""
+CANCELLED_ERROR_TYPE: Final = "cancelled"
+"""``error_type`` of a call whose caller was cancelled while it was in flight."""
 REJECTED_ERROR_TYPE: Final = "request_rejected"
 TIMEOUT_ERROR_TYPE: Final = "timeout"
 MALFORMED_BODY_ERROR_TYPE: Final = "malformed_body"
@@ -168,7 +172,7 @@ def transport_error(provider: str, exc: httpx.TransportError) -> ProviderError:
         return ProviderTimeout(provider, None, detail, error_type=TIMEOUT_ERROR_TYPE)
     if isinstance(exc, httpx.ConnectError):
         # Nothing was sent: the server is unreachable, which retries treat like a 5xx.
-        return ProviderServerError(provider, None, detail, error_type="connect_error")
+        return ProviderServerError(provider, None, detail, error_type=CONNECT_ERROR_TYPE)
     return ProviderProtocolError(provider, None, detail, error_type=_snake(type(exc).__name__))
 
 

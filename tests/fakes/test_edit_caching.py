@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fakes import FakeBehaviour, FakeProvider
-from fakes.caching import prefixes
 from fakes.context_edits import CLEARED_RESULT, CONTEXT_MANAGEMENT_BETA
+from fakes.prefix_chain import prefixes
 from fakes.rows import CanonicalRequest
 from fakes.thinking import sign
 from fakes.wire.base import RequestContext

@@ -90,9 +90,9 @@ def test_a_stopped_load_run_is_summarised_and_marked(
         summary["sessions_completed"] + summary["sessions_interrupted"]
     )
     (server,) = summary["servers"]  # stopped in order: it reported its own counts
-    # Calls cancelled in flight reached the server but never finished in the harness.
-    in_flight = server["generation_requests"] - summary["provider_calls"]
-    assert 0 <= in_flight <= 4
+    # Calls in flight at the signal are counted (``cancelled``), as the server counted them.
+    assert server["generation_requests"] == summary["provider_calls"]
+    assert summary["calls_by_outcome"].get("cancelled", 0) <= 4
     assert summary["failed_calls"] == 0
     assert_nothing_left(running)
     assert [p.name for p in out.parent.iterdir()] == ["load.json"]
@@ -104,38 +104,26 @@ def test_a_stopped_load_run_is_summarised_and_marked(
     assert n.SPAN_RUN_INTERRUPTED not in {s["name"] for s in traced}
 
 
-def test_a_fake_server_that_dies_is_named_and_the_failures_fail_the_run(tmp_path: Path) -> None:
+def test_a_fake_server_that_dies_is_named_and_fails_the_run(tmp_path: Path) -> None:
+    """Issue 28: the death stops the sessions (``stopped_by``) and fails the run, whatever
+    ``--max-failed-calls`` allows (the failed calls after it are few: it stops at once)."""
     out = tmp_path / "load.json"
-    running, port = _endless(tmp_path, "--duration", "6", "--json", out)
+    running, port = _endless(tmp_path, "--duration", "6", "--max-failed-calls", "1", "--json", out)
     server = wait_for_process(running, SERVER, timeout=60)
     _wait_for_sessions(running, port)
     os.kill(server, signal.SIGKILL)
     code, stdout, stderr = finish(running)
     assert code == 1, stdout + stderr
-    assert "more than --max-failed-calls 5.0%" in " ".join(stderr.split())
+    assert "fake server openai.load died; the run was stopped" in stderr
     summary = json.loads(out.read_text(encoding="utf-8"))
     (death,) = summary["server_deaths"]
     assert death["ref"] == "openai.load"
     assert death["exit_code"] == -signal.SIGKILL
     assert 0 < death["after_s"] < 6
-    assert 0 < death["failed_calls_after"] <= summary["failed_calls"]
-    assert summary["failed_calls"] > 0.05 * summary["provider_calls"]
+    assert 0 <= death["failed_calls_after"] <= summary["failed_calls"]
+    assert summary["stopped_by"] == "server_died"
     assert "fake openai.load DIED" in stdout
     assert summary["interrupted"] is False
-    assert_nothing_left(running)
-
-
-def test_the_failure_threshold_is_an_option(tmp_path: Path) -> None:
-    """The same death under ``--max-failed-calls 1``: reported, and not a failed run."""
-    out = tmp_path / "load.json"
-    running, port = _endless(tmp_path, "--duration", "4", "--max-failed-calls", "1", "--json", out)
-    server = wait_for_process(running, SERVER, timeout=60)
-    _wait_for_sessions(running, port)
-    os.kill(server, signal.SIGKILL)
-    code, stdout, stderr = finish(running)
-    assert code == 0, stdout + stderr
-    summary = json.loads(out.read_text(encoding="utf-8"))
-    assert [d["ref"] for d in summary["server_deaths"]] == ["openai.load"]
     assert_nothing_left(running)
 
 

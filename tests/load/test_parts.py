@@ -52,15 +52,46 @@ def _clock(*readings: float) -> Iterator[float]:
 def test_overhead_is_agent_time_between_calls_plus_the_turn_tail() -> None:
     readings = _clock(0.0, 10.0, 10.5, 15.5, 16.0, 26.0, 26.25)
     samples = Samples()
-    watch = Stopwatch(samples, clock=lambda: next(readings))  # reads 0.0 at creation
+    seen: list[float] = []
+    watch = Stopwatch(samples, lambda: next(readings), seen.append)  # reads 0.0 at creation
     watch.turn_started()  # 10.0
     watch.call_started()  # 10.5: 0.5 before the first call
     watch.call_finished()  # 15.5: a 5 s round trip
     watch.call_started()  # 16.0: 0.5 between the calls
     watch.call_finished()  # 26.0
     watch.turn_finished()  # 26.25: the tail goes to the last call
-    assert list(samples.overhead) == [0.5, 0.75]
-    assert list(samples.round_trip) == [5.0, 10.0]
+    assert seen == [0.5, 0.75]
+    assert (samples.overhead.count, samples.overhead.least, samples.overhead.greatest) == (
+        2,
+        0.5,
+        0.75,
+    )
+    assert (samples.round_trip.least, samples.round_trip.greatest) == (5.0, 10.0)
+
+
+def test_a_wait_the_provider_asked_for_is_not_overhead() -> None:
+    """A Retry-After slept between two calls is timed apart: the call after it carries
+    only the agent's own time (0.5 before the sleep, 0.25 after it, the 0.25 tail)."""
+    readings = _clock(0.0, 10.0, 10.5, 15.5, 16.0, 46.0, 46.25, 56.25, 56.5)
+    samples = Samples()
+    seen: list[float] = []
+    watch = Stopwatch(samples, lambda: next(readings), seen.append)
+
+    async def slept(seconds: float) -> None:
+        assert seconds == 30.0
+
+    async def turn() -> None:
+        watch.turn_started()  # 10.0
+        watch.call_started()  # 10.5
+        watch.call_finished()  # 15.5: a 429 came back
+        await watch.wait(slept, 30.0)  # 16.0 .. 46.0: the Retry-After
+        watch.call_started()  # 46.25
+        watch.call_finished()  # 56.25
+        watch.turn_finished()  # 56.5
+
+    asyncio.run(turn())
+    assert seen == [0.5, 1.0]  # 31.0 when the sleep counted
+    assert samples.waits.count == 1
 
 
 def test_percentile_interpolates_between_ranks() -> None:
