@@ -96,6 +96,7 @@ def export(
     force: bool = typer.Option(False, "--force", help="Overwrite files that exist."),
 ) -> None:
     """Copy the bundled scenario library (scenarios, README, JSON Schema) into TARGET."""
+    check_outputs({}, {"TARGET": target})  # the folder may be made, never its parents
     console = Console(stderr=True)
     try:
         written = export_library(target, overwrite=force)
