@@ -16,7 +16,12 @@ setup(
     packages=[*find_packages(include=["harness*", "fakes*", "dashboards*"]), LIBRARY_PACKAGE],
     package_dir={LIBRARY_PACKAGE: "scenarios"},
     package_data={
-        "harness": ["py.typed", "wire/findings.schema.json", "sut/schemas/*.json"],
+        "harness": [
+            "py.typed",
+            "wire/findings.schema.json",
+            "telemetry/transcript.schema.json",
+            "sut/schemas/*.json",
+        ],
         "fakes": ["py.typed"],
         # Dashboards, their alerting rules with the rules' promtool tests, and the Grafana
         # provisioning and Prometheus example files generated beside them.

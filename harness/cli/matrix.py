@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.cli.paths import check_outputs
 from harness.sut.settings import DEFAULT_OP_TIMEOUT_S
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -44,6 +45,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Run the portable scenarios through several runtimes; write the matrix."""
+        check_outputs({"--out": out}, {})  # before any runtime runs: no folder made silently
         # Imported here: the fakes, the protocol and the scenario library.
         from harness.atomic import write_text_atomic  # noqa: PLC0415
         from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest, stop_on_signals  # noqa: PLC0415

@@ -96,6 +96,8 @@ def export(
     force: bool = typer.Option(False, "--force", help="Overwrite files that exist."),
 ) -> None:
     """Copy the bundled scenario library (scenarios, README, JSON Schema) into TARGET."""
+    if not target.exists():  # it may be made, never its parents (an existing one: below)
+        check_outputs({}, {"TARGET": target})
     console = Console(stderr=True)
     try:
         written = export_library(target, overwrite=force)

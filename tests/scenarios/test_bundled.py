@@ -75,8 +75,10 @@ def test_export_into_a_file_is_an_input_error(tmp_path: Path) -> None:
     assert f"{target}: exists and is not a folder" in result.stderr.replace("\n", "")
 
 
-def test_export_below_a_file_is_an_output_failure_not_a_traceback(tmp_path: Path) -> None:
+def test_export_below_a_file_is_an_input_error_not_a_traceback(tmp_path: Path) -> None:
+    """As every output below a regular file (tests/cli/test_inputs.py): exit 2, named."""
     blocker = write(tmp_path, "file", "x\n")
     result = cli("scenarios", "export", blocker / "lib")
-    assert result.exit_code == 1
-    assert "cannot export to" in result.stderr
+    assert result.exit_code == 2
+    flat = "".join(result.stderr.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+    assert "".join(f"'TARGET': '{blocker}/lib': {blocker} is not a folder".split()) in flat
