@@ -211,10 +211,8 @@ class FakeProvider:
     ) -> Answer:
         decoded = self.decode(wire, raw, ctx)
         request = decoded.request
-        if self.script.follows:
-            behaviour = self.follow(request)
-        if self.script.faults is not None:
-            behaviour = with_drawn_fault(behaviour, self.script.faults, index)
+        behaviour = self.follow(request) if self.script.follows else behaviour
+        behaviour = with_drawn_fault(behaviour, self.script.faults, index)
         tokens = self.count(request) if request else None
         if behaviour.fault is not None and behaviour.fault.kind == "auth":
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body

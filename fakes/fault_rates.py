@@ -72,7 +72,7 @@ class FaultRates:
 
     @property
     def total(self) -> float:
-        return sum(getattr(self, kind) for kind in RATE_KINDS)
+        return float(sum(getattr(self, kind) for kind in RATE_KINDS))
 
     def kind_for(self, index: int) -> RateKind | None:
         """The fault call ``index`` draws, or ``None`` (answered normally)."""

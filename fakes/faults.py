@@ -47,10 +47,12 @@ def fault_answer(wire: WireFormat, fault: Fault, numbers: Mapping[str, object]) 
     )
 
 
-def with_drawn_fault(behaviour: FakeBehaviour, rates: FaultRates, index: int) -> FakeBehaviour:
+def with_drawn_fault(
+    behaviour: FakeBehaviour, rates: FaultRates | None, index: int
+) -> FakeBehaviour:
     """Call ``index``'s behaviour with the fault its rates draw (``fakes.fault_rates``); a
     step that scripts a fault keeps it."""
-    if behaviour.fault is not None:
+    if rates is None or behaviour.fault is not None:
         return behaviour
     kind = rates.kind_for(index)
     if kind is None:

@@ -33,6 +33,7 @@ from harness.cli.fake_options import (
     fault_rates,
     with_latency,
 )
+from harness.cli.fake_replay import replay_app
 from harness.cli.paths import MAX_PORT, check_host, check_port
 from harness.cli.provider_lists import FAKES_NOTE, unknown_fake
 from harness.cli.validate import EXIT_INVALID, LIMIT, resolve_limits
@@ -41,8 +42,8 @@ from harness.scenarios.limits import Limits
 from harness.scenarios.loader import ScenarioError
 
 
-def _provider(value: str) -> str:
-    if value not in PROVIDER_NAMES:
+def _provider(value: str | None) -> str | None:
+    if value is not None and value not in PROVIDER_NAMES:
         raise typer.BadParameter(unknown_fake(value))
     return value
 
@@ -68,23 +69,42 @@ def _within(option: str, value: float, most: float, name: str) -> None:
         )
 
 
+def _required(provider: str | None, model: str | None, window: int | None) -> tuple[str, str, int]:
+    missing = "expected a value (required unless --replay)"
+    if provider is None:
+        raise typer.BadParameter(missing, param_hint="--provider")
+    if model is None:
+        raise typer.BadParameter(missing, param_hint="--model")
+    if window is None:
+        raise typer.BadParameter(missing, param_hint="--context-window")
+    return provider, model, window
+
+
 def _announce(url: str) -> None:
     typer.echo(url)
 
 
 def serve(
     provider: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help=f"The provider whose answers it copies: {', '.join(PROVIDER_NAMES)}. {FAKES_NOTE}",
+            help=f"The provider whose answers it copies: {', '.join(PROVIDER_NAMES)}. "
+            f"{FAKES_NOTE} Required unless --replay.",
             callback=_provider,
         ),
-    ],
-    model: Annotated[str, typer.Option(help="The model name the fake answers to.")],
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="The model name the fake answers to. Required unless --replay."),
+    ] = None,
     context_window: Annotated[
-        int,
-        typer.Option(min=1, max=MAX_CONTEXT_WINDOW_TOKENS, help="The model's window in tokens."),
-    ],
+        int | None,
+        typer.Option(
+            min=1,
+            max=MAX_CONTEXT_WINDOW_TOKENS,
+            help="The model's window in tokens. Required unless --replay.",
+        ),
+    ] = None,
     counter: Annotated[CounterName, typer.Option(help="How input tokens are counted.")] = (
         "heuristic"
     ),
@@ -146,12 +166,32 @@ def serve(
     hang_seconds: Annotated[
         float, typer.Option(min=0.0, help="How long a hang at a rate holds the call.")
     ] = 30.0,
+    replay: Annotated[
+        Path | None,
+        typer.Option(
+            help="Answer from the proxy's cassettes in this folder (proxy --record) instead "
+            "of a fake: requests matched by method, path, query and JSON body; an unmatched "
+            "one gets a 404 naming the closest record (docs/fakes-fidelity.md, 'Replay')."
+        ),
+    ] = None,
     limit: list[str] | None = LIMIT,
 ) -> None:
     """Serve one fake provider until SIGINT or SIGTERM; print its base URL when ready."""
     check_host("--host", host)
     check_port("--port", port, host)
     limits = resolve_limits(limit, Console(stderr=True))
+    if replay is not None:
+        if script is not None or fault_rate:
+            hint = "--script" if script is not None else "--fault-rate"
+            raise typer.BadParameter(
+                "expected no fake's script or faults with --replay", param_hint=hint
+            )
+        app = replay_app(replay)
+        if host != LOOPBACK:
+            typer.echo(f"warning: binding {host}, not loopback", err=True)
+        serve_forever(app, host, port, on_ready=_announce)
+        return
+    provider, model, context_window = _required(provider, model, context_window)
     _within("--latency-ms", latency_ms, limits.latency_ms, "latency_ms")
     _within("--hang-seconds", hang_seconds, limits.fault_seconds, "fault_seconds")
     loaded = _load_script(script, limits) or FakeScript()

@@ -177,6 +177,6 @@ def limit_problems(scenario: Scenario, limits: Limits) -> list[tuple[Loc, str]]:
         problems += step_problems(loc, step, limits)
     for ref, provider in scenario.providers.items():
         rates = provider.fake.fault_rates
-        loc: Loc = ("providers", ref, "fake", "fault_rates")
-        problems += fault_rate_problems(loc, rates, limits.fault_seconds)
+        at: Loc = ("providers", ref, "fake", "fault_rates")
+        problems += fault_rate_problems(at, rates, limits.fault_seconds)
     return problems
