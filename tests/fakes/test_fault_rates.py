@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 import httpx
 import pytest
@@ -49,10 +50,12 @@ def test_each_kind_takes_about_its_share_of_many_calls() -> None:
     st.integers(0, 10_000),
 )
 def test_a_call_only_draws_a_kind_with_a_share(rates: list[float], seed: int, index: int) -> None:
-    mix = FaultRates(**dict(zip(RATE_KINDS, rates, strict=True)), seed=seed)
+    shares: dict[str, Any] = dict(zip(RATE_KINDS, rates, strict=True))
+    mix = FaultRates(**shares, seed=seed)
     kind = mix.kind_for(index)
     assert kind is None or getattr(mix, kind) > 0
-    whole = FaultRates(**{RATE_KINDS[index % 5]: 1.0}, seed=seed)
+    only: dict[str, Any] = {RATE_KINDS[index % 5]: 1.0}
+    whole = FaultRates(**only, seed=seed)
     assert whole.kind_for(index) == RATE_KINDS[index % 5]  # rate 1: every call
 
 
