@@ -99,7 +99,7 @@ class FakeProvider:
         elif context_window is not None:
             model = replace(model, context_window=context_window)
         self.model: FakeModel = model
-        self.counter: TokenCounter = get_counter(counter)
+        self.counter: TokenCounter = get_counter(counter, model.name)
         self.script = script or FakeScript()
         self._cursor = ScriptCursor(self.script)  # where a ``when`` script is
         self.variant = variant

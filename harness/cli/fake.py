@@ -22,6 +22,7 @@ from fakes import (
     ForeignHistory,
     Handling,
     ProviderSide,
+    get_counter,
     serve_forever,
 )
 from fakes.caching import CachePolicyName
@@ -192,6 +193,10 @@ def serve(
         serve_forever(app, host, port, on_ready=_announce)
         return
     provider, model, context_window = _required(provider, model, context_window)
+    try:
+        get_counter(counter, model)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--counter") from error
     _within("--latency-ms", latency_ms, limits.latency_ms, "latency_ms")
     _within("--hang-seconds", hang_seconds, limits.fault_seconds, "fault_seconds")
     loaded = _load_script(script, limits) or FakeScript()

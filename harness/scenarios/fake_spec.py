@@ -117,7 +117,9 @@ class FakeSpec(_Strict):
 
     model: str | None = None
     context_window: Annotated[int, Field(gt=0)] | None = None
-    counter: Literal["heuristic", "provider"] = "heuristic"
+    counter: Literal[
+        "heuristic", "provider", "exact", "o200k_base", "cl100k_base", "llama3", "qwen3"
+    ] = "heuristic"
     variant: str = "default"
     script: list[StepSpec] = []
     default: StepSpec = StepSpec()
