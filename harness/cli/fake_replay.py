@@ -28,10 +28,6 @@ MAX_REPLAY_EXCHANGES: Final = 100_000
 MAX_REPLAY_BYTES: Final = 2**30  # every cassette of the folder together: 1 GiB
 
 
-class ReplayInputError(ValueError):
-    """A cassette folder or line that cannot be replayed; the message names where."""
-
-
 @dataclass(frozen=True, slots=True)
 class Loaded:
     records: tuple[Recorded, ...]
@@ -44,7 +40,7 @@ def _expect(entry: dict[str, Any], key: str, kinds: tuple[type, ...], where: str
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
         found = "nothing" if key not in entry else type(value).__name__
-        raise ReplayInputError(f"{where}: {key}: expected {names}, found {found}")
+        raise ValueError(f"{where}: {key}: expected {names}, found {found}")
     return value
 
 
@@ -55,19 +51,15 @@ def _request_body(entry: dict[str, Any], where: str) -> bytes:
         try:
             return base64.b64decode(text, validate=True)
         except binascii.Error as error:
-            raise ReplayInputError(
-                f"{where}: request_body: expected base64, found {error}"
-            ) from error
+            raise ValueError(f"{where}: request_body: expected base64, found {error}") from error
     if encoding != "utf-8":
-        raise ReplayInputError(
-            f"{where}: request_encoding: expected utf-8 or base64, found {encoding!r}"
-        )
+        raise ValueError(f"{where}: request_encoding: expected utf-8 or base64, found {encoding!r}")
     return str(text).encode("utf-8")
 
 
 def _record(entry: dict[str, Any], where: str) -> Recorded | None:
     if entry.get("version") != CASSETTE_VERSION:
-        raise ReplayInputError(
+        raise ValueError(
             f"{where}: version: expected {CASSETTE_VERSION}, found {entry.get('version')!r}"
         )
     status = _expect(entry, "status", (int, type(None)), where)
@@ -78,7 +70,7 @@ def _record(entry: dict[str, Any], where: str) -> Recorded | None:
     try:
         chunks = chunks_of(entry)
     except (ValueError, binascii.Error) as error:
-        raise ReplayInputError(
+        raise ValueError(
             f"{where}: response_chunks: expected the recorded pieces, found {error}"
         ) from error
     return Recorded(
@@ -103,11 +95,11 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
         except json.JSONDecodeError:
             if number == len(lines):
                 continue  # a torn last line: the proxy stopped mid-write
-            raise ReplayInputError(
+            raise ValueError(
                 f"{path}:{number}: expected a JSON exchange, found {line[:40]!r}"
             ) from None
         if not isinstance(value, dict):
-            raise ReplayInputError(
+            raise ValueError(
                 f"{path}:{number}: expected a JSON exchange, found {type(value).__name__}"
             )
         entries.append((number, value))
@@ -117,19 +109,17 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
 def load_cassettes(folder: Path) -> Loaded:
     """Every replayable exchange of the folder's cassettes, in file and line order."""
     if not folder.is_dir():
-        raise ReplayInputError(f"{folder}: expected a folder of cassettes, found no folder")
+        raise ValueError(f"{folder}: expected a folder of cassettes, found no folder")
     files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
     if not files:
-        raise ReplayInputError(
-            f"{folder}: expected cassettes (*.jsonl, proxy --record), found none"
-        )
+        raise ValueError(f"{folder}: expected cassettes (*.jsonl, proxy --record), found none")
     if len(files) > MAX_REPLAY_FILES:
-        raise ReplayInputError(
+        raise ValueError(
             f"{folder}: expected at most {MAX_REPLAY_FILES} cassettes, found {len(files)}"
         )
     size = sum(p.stat().st_size for p in files)
     if size > MAX_REPLAY_BYTES:
-        raise ReplayInputError(
+        raise ValueError(
             f"{folder}: expected at most {MAX_REPLAY_BYTES} bytes of cassettes, found {size}"
         )
     records: list[Recorded] = []
@@ -142,11 +132,11 @@ def load_cassettes(folder: Path) -> Loaded:
                 continue
             records.append(record)
             if len(records) > MAX_REPLAY_EXCHANGES:
-                raise ReplayInputError(
+                raise ValueError(
                     f"{folder}: expected at most {MAX_REPLAY_EXCHANGES} exchanges, found more"
                 )
     if not records:
-        raise ReplayInputError(
+        raise ValueError(
             f"{folder}: expected a replayable exchange, found none"
             f" ({skipped} without an answer or truncated)"
         )
@@ -157,7 +147,7 @@ def replay_app(folder: Path) -> Starlette:
     """The replay's app for ``--replay``; a folder that cannot be replayed exits 2."""
     try:
         loaded = load_cassettes(folder)
-    except (ReplayInputError, OSError, UnicodeError) as error:
+    except (ValueError, OSError) as error:  # a bad line or folder: its message names where
         raise typer.BadParameter(str(error), param_hint="--replay") from error
     typer.echo(
         f"replaying {len(loaded.records)} exchanges from {loaded.files} cassette(s)"
