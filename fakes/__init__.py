@@ -37,6 +37,7 @@ from fakes.counters import (
 )
 from fakes.engine import FakeProvider
 from fakes.fake_model import FakeModel
+from fakes.fault_rates import RATE_KINDS, FaultRates
 from fakes.log import Exchange, RequestLog
 from fakes.profiles import (
     PROFILES,
@@ -102,6 +103,7 @@ __all__ = [
     "OVERFLOWS",
     "PROFILES",
     "PROVIDER_NAMES",
+    "RATE_KINDS",
     "SDK_ENDPOINTS",
     "CanonicalRequest",
     "CounterName",
@@ -114,6 +116,7 @@ __all__ = [
     "FakeServer",
     "FakeTransport",
     "Fault",
+    "FaultRates",
     "ForeignHistory",
     "Handling",
     "HeuristicCounter",

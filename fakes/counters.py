@@ -1,7 +1,9 @@
-"""Token counters a fake model can use: ``heuristic`` and ``provider``.
+"""Token counters a fake model can use: ``heuristic``, ``provider`` and the public
+tokenizers (``o200k_base``, ``cl100k_base``, ``llama3``, ``qwen3``, or ``exact``: the one of
+the fake's model; ``fakes.exact_counter``).
 
 ``heuristic`` is the runtime's estimate (``fakes.estimate``); ``provider`` is the fakes'
-own tokenizer (``fakes.tokenizer``). Both count canonical rows plus tool schemas.
+own tokenizer (``fakes.tokenizer``). All count canonical rows plus tool schemas.
 """
 
 from __future__ import annotations
@@ -11,10 +13,21 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias
 
 from fakes import estimate, tokenizer
+from fakes.exact_counter import exact_counter
 from fakes.rows import CanonicalRequest, Row, ToolSchema
 
-CounterName: TypeAlias = Literal["heuristic", "provider"]
-COUNTER_NAMES: tuple[CounterName, ...] = ("heuristic", "provider")
+CounterName: TypeAlias = Literal[
+    "heuristic", "provider", "exact", "o200k_base", "cl100k_base", "llama3", "qwen3"
+]
+COUNTER_NAMES: tuple[CounterName, ...] = (
+    "heuristic",
+    "provider",
+    "exact",
+    "o200k_base",
+    "cl100k_base",
+    "llama3",
+    "qwen3",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +85,15 @@ class ProviderCounter:
         return tokenizer.tokenize_text(text)
 
 
-def get_counter(name: CounterName | str) -> TokenCounter:
+def get_counter(name: CounterName | str, model: str | None = None) -> TokenCounter:
+    """The counter ``name``; ``exact`` is the public tokenizer of ``model``."""
     if name == "heuristic":
         return HeuristicCounter()
     if name == "provider":
         return ProviderCounter()
-    raise ValueError(f"unknown counter {name!r}; expected one of {', '.join(COUNTER_NAMES)}")
+    if name not in COUNTER_NAMES:
+        raise ValueError(f"unknown counter {name!r}; expected one of {', '.join(COUNTER_NAMES)}")
+    return exact_counter(name, model)
 
 
 def count_request(counter: TokenCounter, request: CanonicalRequest) -> TokenCount:

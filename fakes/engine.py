@@ -29,7 +29,7 @@ from fakes.auth import auth_answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
 from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
 from fakes.fake_model import FakeModel
-from fakes.faults import fault_answer, shape
+from fakes.faults import fault_answer, shape, with_drawn_fault
 from fakes.log import Outcome, RequestLog
 from fakes.planning import planned_calls, reported_usage
 from fakes.profiles import ProviderProfile, profile
@@ -99,7 +99,7 @@ class FakeProvider:
         elif context_window is not None:
             model = replace(model, context_window=context_window)
         self.model: FakeModel = model
-        self.counter: TokenCounter = get_counter(counter)
+        self.counter: TokenCounter = get_counter(counter, model.name)
         self.script = script or FakeScript()
         self._cursor = ScriptCursor(self.script)  # where a ``when`` script is
         self.variant = variant
@@ -211,8 +211,8 @@ class FakeProvider:
     ) -> Answer:
         decoded = self.decode(wire, raw, ctx)
         request = decoded.request
-        if self.script.follows:
-            behaviour = self.follow(request)
+        behaviour = self.follow(request) if self.script.follows else behaviour
+        behaviour = with_drawn_fault(behaviour, self.script.faults, index)
         tokens = self.count(request) if request else None
         if behaviour.fault is not None and behaviour.fault.kind == "auth":
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body

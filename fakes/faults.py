@@ -8,7 +8,8 @@ from dataclasses import replace
 
 from fakes.answer import Answer, json_bytes
 from fakes.catalogue import look_alike
-from fakes.script import Fault
+from fakes.fault_rates import FaultRates
+from fakes.script import FakeBehaviour, Fault
 from fakes.templates import render
 from fakes.wire.base import ErrorKind, WireFormat
 
@@ -44,6 +45,20 @@ def fault_answer(wire: WireFormat, fault: Fault, numbers: Mapping[str, object]) 
         outcome="fault",
         fault="server_error",
     )
+
+
+def with_drawn_fault(
+    behaviour: FakeBehaviour, rates: FaultRates | None, index: int
+) -> FakeBehaviour:
+    """Call ``index``'s behaviour with the fault its rates draw (``fakes.fault_rates``); a
+    step that scripts a fault keeps it."""
+    if rates is None or behaviour.fault is not None:
+        return behaviour
+    kind = rates.kind_for(index)
+    if kind is None:
+        return behaviour
+    fault = Fault(kind, rates.status, rates.retry_after, rates.hang_seconds)
+    return replace(behaviour, fault=fault)
 
 
 def shape(answer: Answer, fault: Fault) -> Answer:

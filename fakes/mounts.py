@@ -35,6 +35,7 @@ from fakes.engine import FakeProvider
 
 if TYPE_CHECKING:
     import uvicorn
+    from starlette.applications import Starlette
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_BASE_URL = "http://fake.test"
@@ -104,7 +105,9 @@ def _bind(host: str, port: int) -> socket.socket:
 _QUIET_DROPS = _QuietDrops()
 
 
-def _config(fake: FakeProvider, log_level: str, graceful_seconds: float) -> uvicorn.Config:
+def _config(
+    fake: FakeProvider | Starlette, log_level: str, graceful_seconds: float
+) -> uvicorn.Config:
     # uvicorn is imported only by what serves: loading a scenario or building an in-process
     # fake (``trimscope validate``, ``run``) then never pays for it.
     import uvicorn  # noqa: PLC0415
@@ -113,7 +116,7 @@ def _config(fake: FakeProvider, log_level: str, graceful_seconds: float) -> uvic
     if _QUIET_DROPS not in logger.filters:
         logger.addFilter(_QUIET_DROPS)
     return uvicorn.Config(
-        build_app(fake),
+        build_app(fake) if isinstance(fake, FakeProvider) else fake,  # or a replay's app
         lifespan="off",
         log_level=log_level,
         timeout_graceful_shutdown=max(1, int(graceful_seconds)),
@@ -201,7 +204,7 @@ def _announcing_server(config: uvicorn.Config, on_ready: Callable[[], None]) -> 
 
 
 def serve_forever(
-    fake: FakeProvider,
+    fake: FakeProvider | Starlette,
     host: str = LOOPBACK,
     port: int = 0,
     *,

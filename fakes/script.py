@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from fakes.fault_rates import FaultRates
+
 FaultKind: TypeAlias = Literal[
     "server_error",
     "rate_limit",
@@ -140,8 +142,11 @@ class FakeBehaviour:
 
 @dataclass(frozen=True, slots=True)
 class FakeScript:
+    """``faults``: faults at a rate on the calls whose step scripts none (``fakes.fault_rates``)."""
+
     steps: tuple[FakeBehaviour, ...] = ()
     default: FakeBehaviour = field(default_factory=FakeBehaviour)
+    faults: FaultRates | None = None
 
     def __post_init__(self) -> None:
         if self.default.when is not None:

@@ -73,7 +73,9 @@ def build_fake(spec: ProviderSpec) -> fakes.FakeProvider:
         context_window=window,
         counter=fake_spec.counter,
         script=fakes.FakeScript(
-            tuple(fake_behaviour(s) for s in fake_spec.script), fake_behaviour(fake_spec.default)
+            tuple(fake_behaviour(s) for s in fake_spec.script),
+            fake_behaviour(fake_spec.default),
+            fake_spec.fault_rates.rates() if fake_spec.fault_rates else None,
         ),
         variant=fake_spec.variant,
         caching=fake_spec.caching,

@@ -7,6 +7,7 @@ The format is a scenario's ``fake.script`` and ``fake.default``, on their own::
       - fault: {kind: rate_limit, retry_after: 3}
       - {when: {contains: "Summarize"}, text: "summary"}  # ... a when step, its request
     default: {text: "done"}     # ... and every call after the steps with this
+    fault_rates: {rate_limit: 0.05, server_error: 0.02, seed: 7}  # faults at a rate
 
 A step is exactly a scenario's fake step (``StepSpec``), so unknown keys, wrong types
 and the loader's limits are refused the same way, as ``file:line: key.path: ...``.
@@ -22,6 +23,7 @@ from pydantic import Field, ValidationError, model_validator
 import fakes
 from harness.scenarios.environment import fake_behaviour
 from harness.scenarios.fake_spec import StepSpec, _Strict, refuse_default_when
+from harness.scenarios.fault_rates_spec import FaultRatesSpec, fault_rate_problems
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits, step_problems
 from harness.scenarios.loader import ScenarioError, locate, parse, read_text
 from harness.scenarios.problems import dotted, found, validation_problems
@@ -33,6 +35,7 @@ class FakeScriptFile(_Strict):
 
     steps: list[StepSpec] = Field(default_factory=list)
     default: StepSpec = StepSpec()
+    fault_rates: FaultRatesSpec | None = None
 
     @model_validator(mode="after")
     def _default_answers_any(self) -> FakeScriptFile:
@@ -63,8 +66,11 @@ def load_fake_script(path: Path, limits: Limits = DEFAULT_LIMITS) -> fakes.FakeS
         ]
         for problem in step_problems(loc, step, limits)
     ]
+    beyond += fault_rate_problems(("fault_rates",), spec.fault_rates, limits.fault_seconds)
     if beyond:
         raise _problems(path, root, beyond)
     return fakes.FakeScript(
-        tuple(fake_behaviour(step) for step in spec.steps), fake_behaviour(spec.default)
+        tuple(fake_behaviour(step) for step in spec.steps),
+        fake_behaviour(spec.default),
+        spec.fault_rates.rates() if spec.fault_rates else None,
     )

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harness.scenarios.fault_rates_spec import FaultRatesSpec
 from harness.scenarios.provider_side import ProviderSideSpec
 from harness.scenarios.vocabulary import look_alike_names, raise_if, unknown
 
@@ -116,7 +117,9 @@ class FakeSpec(_Strict):
 
     model: str | None = None
     context_window: Annotated[int, Field(gt=0)] | None = None
-    counter: Literal["heuristic", "provider"] = "heuristic"
+    counter: Literal[
+        "heuristic", "provider", "exact", "o200k_base", "cl100k_base", "llama3", "qwen3"
+    ] = "heuristic"
     variant: str = "default"
     script: list[StepSpec] = []
     default: StepSpec = StepSpec()
@@ -130,6 +133,9 @@ class FakeSpec(_Strict):
         description="the fake's clock: call n is at n x this many seconds (cache lifetimes)",
     )
     provider_side: ProviderSideSpec = ProviderSideSpec()
+    fault_rates: FaultRatesSpec | None = Field(
+        default=None, description="faults at a rate, placed by a seed (fakes.fault_rates)"
+    )
 
     @model_validator(mode="after")
     def _default_answers_any(self) -> FakeSpec:

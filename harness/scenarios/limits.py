@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from harness.scenarios.fake_spec import StepSpec
+from harness.scenarios.fault_rates_spec import fault_rate_problems
 from harness.scenarios.schema import ConversationStep, Scenario, all_steps
 from harness.scenarios.vocabulary import Loc
 
@@ -174,4 +175,8 @@ def limit_problems(scenario: Scenario, limits: Limits) -> list[tuple[Loc, str]]:
             )
     for loc, step in _fake_steps(scenario):
         problems += step_problems(loc, step, limits)
+    for ref, provider in scenario.providers.items():
+        rates = provider.fake.fault_rates
+        at: Loc = ("providers", ref, "fake", "fault_rates")
+        problems += fault_rate_problems(at, rates, limits.fault_seconds)
     return problems

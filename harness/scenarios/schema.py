@@ -111,6 +111,18 @@ class ProviderSpec(_Strict):
             raise_if([(("fake", "variant"), unknown(self.fake.variant, variants, what))])
         return self
 
+    @model_validator(mode="after")
+    def _counter_has_its_tokenizer(self) -> ProviderSpec:
+        # ``exact`` needs a model with a public tokenizer, and any real tokenizer its package
+        from fakes.counters import get_counter  # noqa: PLC0415  (loads no tokenizer until asked)
+
+        if self.fake.counter not in ("heuristic", "provider"):
+            try:
+                get_counter(self.fake.counter, self.fake.model or self.model)
+            except ValueError as error:
+                raise_if([(("fake", "counter"), f"expected a counter that can count: {error}")])
+        return self
+
 
 class ToolSpecModel(_Strict):
     name: str

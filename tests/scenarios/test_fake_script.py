@@ -58,7 +58,8 @@ def test_script_file_loads_as_the_fakes_script(tmp_path: Path) -> None:
 BAD = {
     "unknown-top-level-key": (
         SCRIPT.replace("default:", "defaults:"),
-        "8: defaults: expected one of the keys: steps, default, found unknown key 'defaults'",
+        "8: defaults: expected one of the keys: steps, default, fault_rates,"
+        " found unknown key 'defaults'",
     ),
     "unknown-step-key": (
         SCRIPT.replace("  - text: looking", "  - txt: looking"),
