@@ -12,7 +12,7 @@ LLAMA_STAMP := .tools/llama/.installed
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,tokenizers]'
 	@touch $(STAMP)
 
 $(LLAMA_STAMP): scripts/install-real-server.sh
@@ -45,7 +45,7 @@ field-runtimes:
 test: lint typecheck ts-tools field-runtimes unit
 
 bench: $(STAMP) $(LLAMA_STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,tokenizers,bench]'
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench load
 	$(BIN)/python -m bench load --latency-ms 50
