@@ -5,6 +5,7 @@ there is none or its package is missing."""
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 import pytest
