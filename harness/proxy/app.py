@@ -102,6 +102,9 @@ class _Flight:
         self.received = BoundedCopy(proxy.settings.max_body_bytes)
         self.answer: httpx.Response | None = None
         self.outcome: Outcome = "client_left"
+        self.upstream_s = 0.0
+        """Time awaiting the upstream: from handing the request to httpx to its answer's
+        headers, and each wait for a chunk of its body (the rest is the proxy's own hop)."""
         self._finished = False
 
     def upstream_request(self, client: httpx.AsyncClient, request: Request) -> httpx.Request:
@@ -114,6 +117,15 @@ class _Flight:
         content = self._body(request) if has_body else None
         return client.build_request(self.method, url, headers=headers, content=content)
 
+    async def send(self, client: httpx.AsyncClient, request: Request) -> httpx.Response:
+        """The request sent upstream; the answer once its headers came."""
+        sent = self.upstream_request(client, request)
+        waiting = time.perf_counter()
+        try:
+            return await client.send(sent, stream=True)
+        finally:
+            self.upstream_s += time.perf_counter() - waiting
+
     async def _body(self, request: Request) -> AsyncIterator[bytes]:
         async for chunk in request.stream():
             if chunk:
@@ -122,8 +134,16 @@ class _Flight:
 
     async def relay(self, answer: httpx.Response) -> AsyncIterator[bytes]:
         """The answer's raw bytes as they arrive, a copy kept."""
+        chunks = answer.aiter_raw()
         try:
-            async for chunk in answer.aiter_raw():
+            while True:
+                waiting = time.perf_counter()
+                try:
+                    chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    break
+                finally:
+                    self.upstream_s += time.perf_counter() - waiting
                 self.received.add(chunk)
                 yield chunk
         except httpx.TimeoutException as error:
@@ -157,6 +177,7 @@ class _Flight:
             query=redacted_query(self.query_string),
             chunks=tuple(scrub(chunk, self.secrets) for chunk in self.received.chunks),
             duration_s=duration_s,
+            upstream_s=min(self.upstream_s, duration_s),
             call=observer.last_observed,
         )
         self.proxy.sink.accept(exchange, findings, traffic)
@@ -253,7 +274,7 @@ class ObservingProxy:
             raise RuntimeError("the proxy's app runs inside its lifespan (uvicorn lifespan='on')")
         flight = _Flight(self, request)
         try:
-            answer = await client.send(flight.upstream_request(client, request), stream=True)
+            answer = await flight.send(client, request)
         except httpx.TimeoutException:
             flight.finish("upstream_timeout")
             seconds = self.settings.upstream_timeout_s
