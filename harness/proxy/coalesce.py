@@ -16,7 +16,6 @@ the connection's failure.
 
 from __future__ import annotations
 
-import contextlib
 import ssl
 from collections.abc import Iterable
 from typing import Any, Final
@@ -52,9 +51,10 @@ class CoalescingStream(httpcore.AsyncNetworkStream):
         await self._stream.write(data, timeout)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        # as httpcore does: the answer may still come (see the module's docstring)
-        with contextlib.suppress(httpcore.WriteError):
+        try:
             await self._flush(timeout)
+        except httpcore.WriteError:
+            pass  # as httpcore does: the answer may still come (see the module's docstring)
         return await self._stream.read(max_bytes, timeout)
 
     async def aclose(self) -> None:
@@ -89,7 +89,9 @@ class CoalescingBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        stream = await self._backend.connect_tcp(host, port, timeout, local_address, socket_options)
+        stream = await self._backend.connect_tcp(
+            host, port, timeout, local_address, socket_options
+        )
         return CoalescingStream(stream)
 
     async def connect_unix_socket(
