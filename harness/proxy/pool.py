@@ -10,8 +10,7 @@ one event loop: profiled at 20 concurrent sessions, 447,000 ``is_idle`` calls an
 loop stalls, and every answer in flight waits (the same cost ``harness.load.transport``
 shards away for a load run's client). Pools of at most ``SHARD_CONNECTIONS`` keep that
 work constant; the least-loaded pool is the first with the fewest in flight, so idle
-connections of the first pools are reused before new ones are opened. Each connection
-sends a request in one write (``harness.proxy.coalesce``).
+connections of the first pools are reused before new ones are opened.
 """
 
 from __future__ import annotations
@@ -21,8 +20,6 @@ from collections.abc import AsyncIterator
 from typing import Final
 
 import httpx
-
-from harness.proxy.coalesce import CoalescingBackend
 
 SHARD_CONNECTIONS: Final = 8
 """Connections per pool: its scans stay a few dozen calls, and a pool only fills when
@@ -46,10 +43,6 @@ class BalancedPool(httpx.AsyncBaseTransport):
         )
         tls = httpx.create_ssl_context()  # one for all: each loads the CA bundle (~20 ms)
         self._pools = [httpx.AsyncHTTPTransport(limits=limits, verify=tls) for _ in range(count)]
-        backend = CoalescingBackend()
-        for pool in self._pools:
-            # httpx 0.28 takes no network backend; its httpcore pool reads this one per connect
-            pool._pool._network_backend = backend
         self._in_flight = [0] * count
 
     @property
