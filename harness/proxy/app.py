@@ -94,10 +94,7 @@ class _Flight:
         self.query_string: bytes = scope.get("query_string", b"")
         self.method = request.method
         self.raw_headers = list(request.headers.raw)
-        query = (
-            urllib.parse.parse_qs(self.query_string.decode("latin-1")) if self.query_string else {}
-        )
-        self.secrets = secret_values(self.raw_headers, query)
+        self.secrets: tuple[bytes, ...] = ()  # found in ``finish``: off the request's path
         self.sent = BoundedCopy(proxy.settings.max_body_bytes)
         self.received = BoundedCopy(proxy.settings.max_body_bytes)
         self.answer: httpx.Response | None = None
@@ -162,6 +159,8 @@ class _Flight:
         if outcome is not None:
             self.outcome = outcome
         duration_s = time.perf_counter() - self.started
+        query = self.query_string.decode("latin-1")
+        self.secrets = secret_values(self.raw_headers, urllib.parse.parse_qs(query))
         exchange = self._exchange()
         observer = self.proxy.observer
         findings = observer.observe(exchange)
