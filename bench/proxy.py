@@ -6,7 +6,11 @@ its metrics sink), and a bare pass-through on the same stack (``bench.proxy_bare
 starlette + httpx forwarding, nothing kept or observed). The bench process is the
 client: ``sessions`` concurrent sessions, each sending ``calls`` chat requests one after
 the other over keep-alive connections, timed one by one (wall clock), after one untimed
-request that opens the session's connection.
+request that opens the session's connection. The sessions start spread over one model
+delay (session ``i`` of ``n`` waits ``i/n`` of it), as independent sessions arrive: started
+together, the fake answers all of them at once each time, and every hop queues behind the
+other 49 requests of the same burst (that queue, not the proxy, was the +50 ms p50 added
+at 50 sessions of the runs before).
 
 Each round runs the same load straight to the fake, through the proxy and through the
 bare pass-through, in turn (interleaved, so a machine whose speed drifts slows all
@@ -15,8 +19,15 @@ three alike). Figures:
 - **added latency**: the proxy's p50 / p99 minus the direct run's p50 / p99, goal
   ``GOAL_ADDED_P99_MS`` at p99 with 50 sessions (500 sessions: information, run when the
   load finishes within ``MAX_SECONDS_PER_RUN``);
+- **time in proxy** (``bench.proxy_hop``): the proxy's own hop per request as it measures
+  it (its upstream waits excluded), read from its metrics; the same goal at p99, judged
+  exactly (2 ms is a bucket bound of its histogram);
 - **CPU per request**: the proxy process's CPU time (``/proc``) per request in each round,
   the median round against the bare pass-through's, goal ``GOAL_CPU_RATIO``.
+
+``--pin`` puts the fake and the client on the first core, the proxy and the bare
+pass-through on the second (``os.sched_setaffinity``): the bench's own processes then do
+not queue behind one another for a core (other work on the machine still can).
 
 Nothing fails on a slow machine: the report says ``met`` or ``NOT MET``.
 """
@@ -25,8 +36,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import importlib.util
 import os
 import platform
+import socket
 import statistics
 import subprocess
 import sys
@@ -39,12 +53,14 @@ from pathlib import Path
 
 import httpx
 
+from bench.proxy_hop import Buckets, Hop, added, bound_text, hop, merged, read_hop
 from bench.timing import table
 from harness.load.transport import SLOT_HEADER, ShardedTransport
 
 GOAL_ADDED_P99_MS = 2.0
 GOAL_CPU_RATIO = 1.3
 GOAL_SESSIONS = 50
+P99_SHARE = 0.99
 DEFAULT_LATENCY_MS = 500
 """The fake's delay per answer, a short model answer: sessions wait for their model as
 real ones do, so 50 sessions offer ~100 requests/s. With much less, every process is
@@ -70,6 +86,8 @@ class Runs:
     sessions: int
     latencies_ms: dict[str, list[float]] = field(default_factory=dict)
     cpu_ms_per_call: dict[str, list[float]] = field(default_factory=dict)
+    waited_ms_per_call: dict[str, list[float]] = field(default_factory=dict)
+    hop: list[Buckets] = field(default_factory=list)
     unfinished: str | None = None
 
 
@@ -80,6 +98,8 @@ class Figures:
     p99_ms: dict[str, float]
     cpu_ms_per_call: dict[str, float]
     unfinished: str | None = None
+    hop: Hop | None = None
+    waited_ms_per_call: dict[str, float] = field(default_factory=dict)
 
     def added(self, percentile: str, target: str = "proxy") -> float:
         source = self.p50_ms if percentile == "p50" else self.p99_ms
@@ -104,6 +124,8 @@ def figures(runs: Runs) -> Figures:
         # the median round: one run slowed by a neighbour's burst does not decide
         {t: statistics.median(per_round) for t, per_round in runs.cpu_ms_per_call.items()},
         runs.unfinished,
+        hop(merged(runs.hop)) if runs.hop else None,
+        {t: statistics.median(per_round) for t, per_round in runs.waited_ms_per_call.items()},
     )
 
 
@@ -135,9 +157,15 @@ def report(results: Sequence[Figures], say: Callable[[str], None]) -> None:
                 judge = f"≤ {GOAL_ADDED_P99_MS:g} ms: inconclusive (direct's own p99 larger)"
             goals.append([f"added latency {name}, {result.sessions} sessions (proxy − direct)",
                           f"{added:+.2f} ms", judge])  # fmt: skip
+        if result.hop is not None:
+            goals.extend(_hop_rows(result.hop, result.sessions, judged))
         if "bare" in result.p99_ms:
             goals.append([f"bare pass-through's added p99, {result.sessions} sessions",
                           f"{result.added('p99', 'bare'):+.2f} ms", "(information)"])  # fmt: skip
+        waited = result.waited_ms_per_call.get("proxy")
+        if waited is not None:
+            goals.append([f"proxy's wait for a core per request, {result.sessions} sessions",
+                          f"{waited:.2f} ms", "(information)"])  # fmt: skip
         if {"proxy", "bare"} <= set(result.cpu_ms_per_call):
             cpu = result.cpu_ms_per_call
             goals.append([f"proxy CPU per request ÷ bare pass-through, {result.sessions} sessions",
@@ -148,11 +176,34 @@ def report(results: Sequence[Figures], say: Callable[[str], None]) -> None:
     say(table(["figure", "value", "goal"], goals))
 
 
+def _hop_rows(figure: Hop, sessions: int, judged: bool) -> list[list[str]]:
+    within = figure.within(GOAL_ADDED_P99_MS / 1000)
+    goal = f"{GOAL_ADDED_P99_MS:g} ms"
+    p99 = f"{bound_text(figure.p99_bound_s)} ({within:.1%} of {figure.requests} ≤ {goal})"
+    return [
+        [f"time in proxy p50, {sessions} sessions", bound_text(figure.p50_bound_s),
+         "(information)"],
+        [f"time in proxy p99, {sessions} sessions", p99,
+         f"≤ {goal}: {'met' if within >= P99_SHARE else 'NOT MET'}"
+         if judged else "(information)"],
+    ]  # fmt: skip
+
+
 def _read_cpu(pid: int) -> float:
     """A process's user + system CPU seconds (``/proc/<pid>/stat``, Linux)."""
     stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
     fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _read_waited(pid: int) -> float:
+    """Seconds a process's threads were runnable but waiting for a core (the run queue,
+    ``/proc/<pid>/task/*/schedstat``); 0 where the kernel does not say."""
+    waited_ns = 0
+    for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            waited_ns += int(task.read_text(encoding="ascii").split()[1])
+    return waited_ns / 1e9
 
 
 def _trimscope() -> list[str]:
@@ -185,8 +236,9 @@ def _server(command: list[str], log: Path) -> Iterator[tuple[str, subprocess.Pop
             process.stdout.close()
 
 
-async def _load(base: str, sessions: int, calls: int) -> list[float]:
-    """``sessions`` concurrent sessions of ``calls`` requests each; every latency in ms."""
+async def _load(base: str, sessions: int, calls: int, spread_s: float = 0.0) -> list[float]:
+    """``sessions`` concurrent sessions of ``calls`` requests each, their starts spread
+    evenly over ``spread_s``; every latency in ms."""
     latencies: list[float] = []
     # One connection pool per session (``ShardedTransport``, a session's slot in its
     # header): one shared pool of 500 costs the client O(n²) work per request in httpcore
@@ -202,6 +254,7 @@ async def _load(base: str, sessions: int, calls: int) -> list[float]:
         async with openers:
             opening = await client.post("/chat/completions", json=CHAT, headers=headers)
         opening.raise_for_status()
+        await asyncio.sleep(spread_s * slot / sessions)
         for _ in range(calls):
             start = time.perf_counter()
             answer = await client.post("/chat/completions", json=CHAT, headers=headers)
@@ -213,16 +266,26 @@ async def _load(base: str, sessions: int, calls: int) -> list[float]:
     return latencies
 
 
-def _measure(bases: dict[str, str], pids: dict[str, int], sessions: int, rounds: int) -> Runs:
+@dataclass(frozen=True)
+class Setup:
+    bases: dict[str, str]
+    pids: dict[str, int]
+    metrics_url: str
+    spread_s: float
+
+
+def _measure(setup: Setup, sessions: int, rounds: int) -> Runs:
     runs = Runs(sessions)
-    calls = CALLS[sessions]
+    calls, bases, pids = CALLS[sessions], setup.bases, setup.pids
     for base in bases.values():  # warm-up: connections, imports, caches
         asyncio.run(_load(base, min(sessions, 10), 2))
     for _ in range(rounds):
         for target, base in bases.items():
+            hop_before = read_hop(setup.metrics_url) if target == "proxy" else {}
             before = _read_cpu(pids[target]) if target in pids else 0.0
+            waited = _read_waited(pids[target]) if target in pids else 0.0
             try:
-                got = asyncio.run(asyncio.wait_for(_load(base, sessions, calls),
+                got = asyncio.run(asyncio.wait_for(_load(base, sessions, calls, setup.spread_s),
                                                    MAX_SECONDS_PER_RUN))  # fmt: skip
             except TimeoutError:
                 runs.unfinished = f"a run took over {MAX_SECONDS_PER_RUN:g} s"
@@ -234,6 +297,10 @@ def _measure(bases: dict[str, str], pids: dict[str, int], sessions: int, rounds:
             if target in pids:
                 spent_ms = (_read_cpu(pids[target]) - before) * 1000
                 runs.cpu_ms_per_call.setdefault(target, []).append(spent_ms / len(got))
+                waited_ms = (_read_waited(pids[target]) - waited) * 1000
+                runs.waited_ms_per_call.setdefault(target, []).append(waited_ms / len(got))
+            if target == "proxy":
+                runs.hop.append(added(hop_before, read_hop(setup.metrics_url)))
     return runs
 
 
@@ -246,37 +313,85 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-ms", type=int, default=DEFAULT_LATENCY_MS,
                         choices=range(0, 1001), metavar="0..1000",
                         help="The fake's delay before each answer (a model's time).")  # fmt: skip
+    parser.add_argument("--start", choices=("spread", "together"), default="spread",
+                        help="Sessions' first requests spread over one model delay, or all"
+                             " at once (the runs before 2026-12-05).")  # fmt: skip
+    parser.add_argument(
+        "--pin", action="store_true", help="Fake and client on core 0, the proxies on core 1."
+    )
     args = parser.parse_args(argv)
     loads = [int(s) for s in args.sessions.split(",")]
     if any(load not in CALLS for load in loads):
         parser.error(f"--sessions: each of {', '.join(map(str, CALLS))}")
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, {args.rounds} rounds,"
-          f" the fake answers after {args.latency_ms} ms")  # fmt: skip
+    pin = args.pin and len(os.sched_getaffinity(0)) > 1
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, {args.rounds} rounds,"
+        f" the fake answers after {args.latency_ms} ms, sessions start {args.start}"
+        + (", pinned: fake and client on one core, the proxies on another" if pin else "")
+    )
+    print(f"server stack: {_stack()}; load average {_load_average()}")
     with tempfile.TemporaryDirectory(prefix="bench-proxy-") as folder:
         script = Path(folder) / "fake.yaml"
         script.write_text(f"default: {{latency_ms: {args.latency_ms}}}\n", encoding="utf-8")
-        results = _run_all(script, loads, args.rounds)
+        spread_s = args.latency_ms / 1000 if args.start == "spread" else 0.0
+        results = _run_all(script, loads, args.rounds, spread_s, pin)
         report(results, print)
+        print(f"\nload average at the end {_load_average()}")
         if any(result.unfinished for result in results):
             for log in sorted(Path(folder).glob("*.log")):  # what the servers said
                 print(f"\n{log.name}:\n" + "".join(log.read_text().splitlines(True)[-5:]))
     return 0
 
 
-def _run_all(script: Path, loads: list[int], rounds: int) -> list[Figures]:
+def _stack() -> str:
+    """The event loop and HTTP parser uvicorn picks (``auto``: uvloop and httptools when
+    installed, see docs/proxy.md)."""
+    found = {name: importlib.util.find_spec(name) is not None for name in ("uvloop", "httptools")}
+    loop = "uvloop" if found["uvloop"] else "asyncio"
+    return f"uvicorn with {loop} and {'httptools' if found['httptools'] else 'h11'}"
+
+
+def _load_average() -> str:
+    return " / ".join(f"{value:.1f}" for value in os.getloadavg()) + " (1 / 5 / 15 min)"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _pin(pids: dict[str, int]) -> None:
+    """The fake and this process (the client) on the first core allowed, the proxies on
+    the second."""
+    first, second = sorted(os.sched_getaffinity(0))[:2]
+    for role, pid in pids.items():
+        os.sched_setaffinity(pid, {second} if role in ("proxy", "bare") else {first})
+
+
+def _run_all(
+    script: Path, loads: list[int], rounds: int, spread_s: float, pin: bool
+) -> list[Figures]:
     fake_command = [*_trimscope(), "fake", "serve", "--provider", "openai", "--model", "m",
                     "--context-window", "100000", "--script", str(script)]  # fmt: skip
     logs = script.parent
-    with _server(fake_command, logs / "fake.log") as (fake, _):
+    metrics_port = _free_port()
+    with _server(fake_command, logs / "fake.log") as (fake, fake_process):
         proxy_command = [*_trimscope(), "proxy", "--upstream", fake + "/v1",
-                         "--wire", "openai_chat", "--port", "0"]  # fmt: skip
+                         "--wire", "openai_chat", "--port", "0",
+                         "--serve-metrics", str(metrics_port)]  # fmt: skip
         bare_command = [sys.executable, "-m", "bench.proxy_bare", fake + "/v1"]
         with _server(proxy_command, logs / "proxy.log") as (proxy, proxy_process), _server(
             bare_command, logs / "bare.log"
         ) as (bare, bare_process):  # fmt: skip
             bases = {"direct": fake + "/v1", "proxy": proxy, "bare": bare + "/v1"}
             pids = {"proxy": proxy_process.pid, "bare": bare_process.pid}
-            return [figures(_measure(bases, pids, load, rounds)) for load in loads]
+            if pin:
+                _pin({**pids, "fake": fake_process.pid, "client": os.getpid()})
+            metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
+            setup = Setup(bases, pids, metrics_url, spread_s)
+            return [figures(_measure(setup, load, rounds)) for load in loads]
 
 
 if __name__ == "__main__":

@@ -1,14 +1,15 @@
 """The proxy's Prometheus counters, as one more ``FindingSink`` (``--serve-metrics``,
 ``--metrics-out``). Here, in the composition root, because ``harness.proxy`` does not
 import prometheus_client (the architecture table); the names are ``harness.proxy.names``.
-Every series is a counter on an injected registry, never the global one.
+Every series is a counter (or the hop's histogram) on an injected registry, never the
+global one.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from harness.proxy import Outcome, Traffic
 from harness.proxy import names as n
@@ -44,6 +45,10 @@ class ProxyMetrics:
             n.CLIENT_DISCONNECTS, "Exchanges the client left before the answer's end."
         )
         self.bytes = counter(n.BYTES, "Body bytes relayed.", (n.LABEL_DIRECTION,))
+        self.hop = Histogram(
+            n.HOP_SECONDS, "Time the proxy added per exchange (upstream waits excluded).",
+            buckets=n.HOP_BUCKETS_S, registry=registry,
+        )  # fmt: skip
         for value in STATUS_CLASSES:
             self.requests.labels(value)
         for kind in FINDING_KINDS:
@@ -68,6 +73,7 @@ class ProxyMetrics:
             self.client_disconnects.inc()
         self.bytes.labels("request").inc(traffic.request_bytes)
         self.bytes.labels("response").inc(traffic.response_bytes)
+        self.hop.observe(max(0.0, traffic.duration_s - traffic.upstream_s))
 
     def close(self) -> None:
         """Nothing to close: the registry outlives the sink (``--metrics-out`` at exit)."""

@@ -94,14 +94,14 @@ class _Flight:
         self.query_string: bytes = scope.get("query_string", b"")
         self.method = request.method
         self.raw_headers = list(request.headers.raw)
-        query = (
-            urllib.parse.parse_qs(self.query_string.decode("latin-1")) if self.query_string else {}
-        )
-        self.secrets = secret_values(self.raw_headers, query)
+        self.secrets: tuple[bytes, ...] = ()  # found in ``finish``: off the request's path
         self.sent = BoundedCopy(proxy.settings.max_body_bytes)
         self.received = BoundedCopy(proxy.settings.max_body_bytes)
         self.answer: httpx.Response | None = None
         self.outcome: Outcome = "client_left"
+        self.upstream_s = 0.0
+        """Time awaiting the upstream: from handing the request to httpx to its answer's
+        headers, and each wait for a chunk of its body (the rest is the proxy's own hop)."""
         self._finished = False
 
     def upstream_request(self, client: httpx.AsyncClient, request: Request) -> httpx.Request:
@@ -114,6 +114,15 @@ class _Flight:
         content = self._body(request) if has_body else None
         return client.build_request(self.method, url, headers=headers, content=content)
 
+    async def send(self, client: httpx.AsyncClient, request: Request) -> httpx.Response:
+        """The request sent upstream; the answer once its headers came."""
+        sent = self.upstream_request(client, request)
+        waiting = time.perf_counter()
+        try:
+            return await client.send(sent, stream=True)
+        finally:
+            self.upstream_s += time.perf_counter() - waiting
+
     async def _body(self, request: Request) -> AsyncIterator[bytes]:
         async for chunk in request.stream():
             if chunk:
@@ -122,8 +131,16 @@ class _Flight:
 
     async def relay(self, answer: httpx.Response) -> AsyncIterator[bytes]:
         """The answer's raw bytes as they arrive, a copy kept."""
+        chunks = answer.aiter_raw()
         try:
-            async for chunk in answer.aiter_raw():
+            while True:
+                waiting = time.perf_counter()
+                try:
+                    chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    break
+                finally:
+                    self.upstream_s += time.perf_counter() - waiting
                 self.received.add(chunk)
                 yield chunk
         except httpx.TimeoutException as error:
@@ -142,6 +159,8 @@ class _Flight:
         if outcome is not None:
             self.outcome = outcome
         duration_s = time.perf_counter() - self.started
+        query = self.query_string.decode("latin-1")
+        self.secrets = secret_values(self.raw_headers, urllib.parse.parse_qs(query))
         exchange = self._exchange()
         observer = self.proxy.observer
         findings = observer.observe(exchange)
@@ -157,6 +176,7 @@ class _Flight:
             query=redacted_query(self.query_string),
             chunks=tuple(scrub(chunk, self.secrets) for chunk in self.received.chunks),
             duration_s=duration_s,
+            upstream_s=min(self.upstream_s, duration_s),
             call=observer.last_observed,
         )
         self.proxy.sink.accept(exchange, findings, traffic)
@@ -253,7 +273,7 @@ class ObservingProxy:
             raise RuntimeError("the proxy's app runs inside its lifespan (uvicorn lifespan='on')")
         flight = _Flight(self, request)
         try:
-            answer = await client.send(flight.upstream_request(client, request), stream=True)
+            answer = await flight.send(client, request)
         except httpx.TimeoutException:
             flight.finish("upstream_timeout")
             seconds = self.settings.upstream_timeout_s

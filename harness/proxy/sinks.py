@@ -39,6 +39,9 @@ class Traffic:
     duration_s: float = 0.0
     """From the request's arrival to the answer's end (or the failure): the call's latency
     as the runtime saw it, the proxy's own hop included."""
+    upstream_s: float = 0.0
+    """The part of ``duration_s`` spent awaiting the upstream (its answer's headers, then
+    each chunk of its body): ``duration_s - upstream_s`` is the proxy's own hop."""
     call: ObservedCall | None = None
     """The generation call the observer read in this exchange (``None``: not a generation
     request, or its request could not be decoded)."""

@@ -4,7 +4,10 @@ bare pass-through's, each ``met`` or ``NOT MET``; other loads are information.""
 
 from __future__ import annotations
 
+import dataclasses
+
 from bench.proxy import Figures, Runs, figures, percentile, report
+from bench.proxy_hop import added, hop
 
 
 def _figures(sessions: int, proxy_p99: float, proxy_cpu: float) -> Figures:
@@ -59,3 +62,27 @@ def test_a_proxy_faster_than_the_direct_run_at_p99_is_inconclusive_not_met() -> 
     results = [_figures(50, proxy_p99=15.0, proxy_cpu=1.0)]
     row = _row(results, "added latency p99, 50")
     assert row.endswith("-5.00 ms ≤ 2 ms: inconclusive (direct's own p99 larger)")
+
+
+def _hop_rows(within_2ms: float) -> tuple[str, str]:
+    """The time-in-proxy rows for 1,000 requests, ``within_2ms`` of them at most 2 ms."""
+    count = 1000.0
+    buckets = {0.001: count * 0.6, 0.002: count * within_2ms, 0.005: count,
+               float("inf"): count}  # fmt: skip
+    result = dataclasses.replace(_figures(50, proxy_p99=21.0, proxy_cpu=1.0), hop=hop(buckets))
+    return _row([result], "time in proxy p50, 50"), _row([result], "time in proxy p99, 50")
+
+
+def test_the_time_in_proxy_is_met_when_99_percent_of_hops_are_within_2_ms() -> None:
+    p50, p99 = _hop_rows(0.99)
+    assert p50.endswith("≤ 1 ms (information)")
+    assert p99.endswith("≤ 2 ms (99.0% of 1000 ≤ 2 ms) ≤ 2 ms: met")
+    p50, p99 = _hop_rows(0.989)
+    assert p99.endswith("≤ 5 ms (98.9% of 1000 ≤ 2 ms) ≤ 2 ms: NOT MET")
+
+
+def test_the_hop_of_a_round_is_what_the_histogram_gained_in_it() -> None:
+    before = {0.001: 5.0, 0.002: 7.0, float("inf"): 9.0}
+    after = {0.001: 105.0, 0.002: 207.0, float("inf"): 209.0}
+    assert added(before, after) == {0.001: 100.0, 0.002: 200.0, float("inf"): 200.0}
+    assert added({}, before) == before
