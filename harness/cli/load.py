@@ -40,7 +40,6 @@ from harness.cli.load_options import (
 )
 from harness.cli.load_sweep import RunOne, sweep_option, sweep_outputs, sweep_runs
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
-from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.provider_lists import KINDS_HELP
 from harness.cli.validate import LIMIT, resolve_limits
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
@@ -67,10 +66,11 @@ from harness.load.outputs import (
     metrics_writer,
     telemetry_for_run,
 )
-from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
 from harness.load.template import DEFAULT_HTTP_TIMEOUT_S, DEFAULT_WINDOW, MAX_HTTP_TIMEOUT_S
 from harness.load.wire_watch import WireWatch, watch_wire
+from harness.pricing.reading import read_pricing
+from harness.pricing.table import PriceTable, price_lookup
 from harness.progress import tracker
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST

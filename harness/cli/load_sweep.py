@@ -20,7 +20,6 @@ from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.interrupt import Interrupted, StopRequest
 from harness.load import LoadPlan, LoadSummary, interrupted, nothing_ran
 from harness.load.outputs import OutputFailures
-from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
 from harness.load.sweep import (
     Sweep,
@@ -30,6 +29,7 @@ from harness.load.sweep import (
     swept,
     write_sweep_json,
 )
+from harness.pricing.table import PriceTable
 from harness.report.sweep_page import render_sweep_page
 from harness.telemetry.setup import TelemetryOptions
 

@@ -22,7 +22,6 @@ from prometheus_client import CollectorRegistry
 from harness.cli.crash import EXIT_UNWRITTEN
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT
-from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.proxy_metrics import ProxyMetrics
 from harness.cli.proxy_options import (
     DEFAULT_SESSION_HEADER,
@@ -39,6 +38,9 @@ from harness.cli.proxy_options import (
 from harness.cli.sut_check import EXIT_INVALID
 from harness.events import EventBus
 from harness.interrupt import StopRequest, stop_on_signals
+from harness.pricing.formula import PriceOf
+from harness.pricing.reading import read_pricing
+from harness.pricing.table import price_lookup
 from harness.providers.classify import extended_is_overflow
 from harness.proxy import (
     DEFAULT_UPSTREAM_TIMEOUT_S,
@@ -52,7 +54,6 @@ from harness.proxy import (
     Upstream,
 )
 from harness.proxy.event_sink import EventSink
-from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import MetricsServer, serve_metrics
 from harness.telemetry.exposition import write_metrics as write_metrics_file
 from harness.telemetry.setup import Telemetry, TelemetryOptions, build_telemetry

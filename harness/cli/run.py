@@ -19,7 +19,6 @@ from rich.console import Console
 
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
-from harness.cli.prices import price_lookup, read_pricing
 from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.interrupt import (
@@ -29,6 +28,9 @@ from harness.interrupt import (
     ignore_signals_once_written,
     stop_on_signals,
 )
+from harness.pricing.formula import PriceOf
+from harness.pricing.reading import read_pricing
+from harness.pricing.table import price_lookup
 from harness.progress import Tracker, tracker
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.junit_names import JunitNames
@@ -36,7 +38,6 @@ from harness.scenarios.loader import LoadedScenario
 from harness.scenarios.report import Outcome, print_failures, summary_table, write_junit
 from harness.scenarios.suite import DEFAULT_SCENARIO_TIMEOUT_S, run_suite, select
 from harness.sut.settings import DEFAULT_OP_TIMEOUT_S, DEFAULT_WORKERS, MAX_WORKERS
-from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import (
     MAX_HOLD_METRICS_S,

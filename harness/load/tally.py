@@ -7,11 +7,10 @@ carries, so the asyncio and Locust summaries read alike.
 
 from __future__ import annotations
 
-import math
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from harness.events import (
@@ -128,14 +127,3 @@ class LoadTally:
     def provider_calls(self) -> int:
         with self._lock:
             return sum(self.calls.values())
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """The ``q``-quantile (0–1) by linear interpolation between closest ranks."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

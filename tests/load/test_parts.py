@@ -31,7 +31,7 @@ from harness.load import (
 )
 from harness.load.metrics import OVERHEAD, bucket_quantile, buckets
 from harness.load.session import Samples, TimedClient
-from harness.load.tally import IGNORED, LoadTally, percentile
+from harness.load.tally import IGNORED, LoadTally
 from harness.load.transport import (
     InlineSyncTransport,
     ShardedTransport,
@@ -40,6 +40,7 @@ from harness.load.transport import (
     tls_context,
 )
 from harness.providers.factory import PROVIDER_KINDS
+from harness.quantile import percentile
 from harness.scenarios.environment import FAKE_FOR_KIND as SCENARIO_FAKE_FOR_KIND
 
 LOAD = Path(harness.load.__file__).parent
