@@ -22,6 +22,8 @@ RULES: dict[str, set[str]] = {
     "harness.atomic": {"harness.atomic"},
     "harness.interrupt": {"harness.interrupt"},
     "harness.quantile": {"harness.quantile"},
+    # The exit codes of every command (stdlib only): the CLI, load's outputs, conformance.
+    "harness.exit_codes": {"harness.exit_codes"},
     "harness.events": {"harness.runtime", "harness.events"},
     # The wire observer is pure like the runtime: stdlib and the runtime's rules only.
     "harness.wire": {"harness.runtime", "harness.wire"},
@@ -81,6 +83,7 @@ RULES: dict[str, set[str]] = {
     },
     "harness.conformance": {
         "harness.atomic",
+        "harness.exit_codes",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -94,6 +97,7 @@ RULES: dict[str, set[str]] = {
     },
     "harness.load": {
         "harness.interrupt",
+        "harness.exit_codes",
         "harness.atomic",
         "harness.runtime",
         "harness.events",

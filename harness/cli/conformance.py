@@ -26,7 +26,6 @@ from harness.cli.provider_lists import CLIENT_KINDS_NOTE
 from harness.cli.secrets import split_userinfo
 from harness.conformance import (
     DEFAULT_REQUEST_TIMEOUT_S,
-    EXIT_UNUSABLE,
     ConformanceConfigError,
     ConformanceOptions,
     ConformanceReport,
@@ -41,10 +40,10 @@ from harness.conformance import (
 )
 from harness.conformance.headers import MAX_HEADERS, parse_headers
 from harness.conformance.headers import shown as shown_headers
+from harness.exit_codes import ExitCode
 from harness.progress import tracker
 from harness.providers import PROVIDER_KINDS
 
-EXIT_UNWRITTEN = 1
 USERINFO_KEY_VARIABLE = "(key from --base-url)"
 """The name the userinfo key is filed under for ``plan``, which reads keys from a mapping
 only; no real environment variable can have this name."""
@@ -52,7 +51,7 @@ only; no real environment variable can have this name."""
 
 def _fail(console: Console, message: str) -> typer.Exit:
     console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_UNUSABLE)
+    return typer.Exit(ExitCode.UNUSABLE)
 
 
 def _write(report: ConformanceReport, json_path: Path | None, md_path: Path | None) -> None:
@@ -175,7 +174,7 @@ def conformance(
         _write(report, json_path, md_path)
     except OSError as error:
         err.print(f"error: cannot write the report: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_UNWRITTEN) from None
+        raise typer.Exit(ExitCode.UNWRITTEN) from None
     raise typer.Exit(report.exit_code)
 
 

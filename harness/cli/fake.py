@@ -26,7 +26,8 @@ from fakes.mounts import LOOPBACK
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.paths import MAX_PORT, check_host, check_port
 from harness.cli.provider_lists import FAKES_NOTE, unknown_fake
-from harness.cli.validate import EXIT_INVALID, LIMIT, resolve_limits
+from harness.cli.validate import LIMIT, resolve_limits
+from harness.exit_codes import ExitCode
 from harness.scenarios.fake_script import load_fake_script
 from harness.scenarios.limits import Limits
 from harness.scenarios.loader import ScenarioError
@@ -48,7 +49,7 @@ def _load_script(path: Path | None, limits: Limits) -> FakeScript | None:
         for problem in error.problems:
             typer.echo(problem, err=True)
         typer.echo(f"invalid --script: {len(error.problems)} problem(s)", err=True)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
 
 
 def _announce(url: str) -> None:

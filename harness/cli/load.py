@@ -42,6 +42,7 @@ from harness.cli.load_sweep import RunOne, sweep_option, sweep_outputs, sweep_ru
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.provider_lists import KINDS_HELP
 from harness.cli.validate import LIMIT, resolve_limits
+from harness.exit_codes import ExitCode
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
     LoadMetrics,
@@ -76,12 +77,10 @@ from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
-
 
 def _invalid(console: Console, message: str) -> typer.Exit:
     console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INVALID)
+    return typer.Exit(ExitCode.INVALID)
 
 
 def _template(
@@ -299,7 +298,7 @@ def load(
         with failures.writing("--write-plan", write_plan_path):
             write_plan(plan.per_process(workers), write_plan_path)
             err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
-        raise typer.Exit(failures.exit_code(EXIT_OK))
+        raise typer.Exit(failures.exit_code(ExitCode.OK))
     telemetry_options = TelemetryOptions(
         serve_metrics_port=serve_metrics,
         otel_jsonl=otel_jsonl,
@@ -322,7 +321,7 @@ def load(
             runs = sweep_runs(plan, sweep, telemetry_options, run_asyncio, stop, err, quiet, notes)
             sweep_outputs(sweep, plan, runs, prices, (json_path, html_path), failures)
             codes = [_exit_code(run, max_failed_calls, err) for run in runs]
-            raise typer.Exit(failures.exit_code(max(codes, default=EXIT_FAILED)))
+            raise typer.Exit(failures.exit_code(max(codes, default=ExitCode.FAILED)))
         locust_options = LocustOptions(
             workers=workers, processes=processes, prices=prices, price_as=price_as
         )
@@ -361,7 +360,7 @@ def _summarised(
         summary = run_one(plan, telemetry_options, stop)
     except ServerStartError as error:
         err.print(f"error: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_FAILED) from error
+        raise typer.Exit(ExitCode.FAILED) from error
     except Interrupted as stopped:  # before any session started: an empty summary
         summary = nothing_ran(plan, notes, signal.Signals(stopped.signum).name)
     if stop.name is not None and not summary.interrupted:
@@ -377,7 +376,7 @@ def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
         err.print(f"interrupted by {summary.interrupted_by}: what finished is summarised")
         return SIGNAL_EXIT_BASE + signal.Signals[summary.interrupted_by]
     if not summary.sessions_completed:
-        return EXIT_FAILED
+        return ExitCode.FAILED
     if summary.failed_call_share > max_failed:
         err.print(
             f"error: {summary.failed_calls:,} of {summary.provider_calls:,} provider calls"
@@ -386,8 +385,8 @@ def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
             markup=False,
             highlight=False,
         )
-        return EXIT_FAILED
-    return EXIT_OK
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 def register(app: typer.Typer) -> None:

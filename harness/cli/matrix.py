@@ -14,9 +14,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.exit_codes import ExitCode
 from harness.sut.settings import DEFAULT_OP_TIMEOUT_S
 
-EXIT_OK, EXIT_FAILED = 0, 1
 DEFAULT_OUT = Path("docs/runtime-matrix.md")
 MATRIX_SCENARIO_TIMEOUT_S = 60.0
 
@@ -78,5 +78,5 @@ def register(app: typer.Typer) -> None:
             write_text_atomic(out, render(rows, len(loaded)) + "\n")
         except OSError as error:
             err.print(f"error: cannot write {out}: {error}", markup=False)
-            raise typer.Exit(EXIT_FAILED) from error
+            raise typer.Exit(ExitCode.FAILED) from error
         typer.echo(str(out))

@@ -19,7 +19,6 @@ from typing import Annotated
 import typer
 from prometheus_client import CollectorRegistry
 
-from harness.cli.crash import EXIT_UNWRITTEN
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT
 from harness.cli.proxy_metrics import ProxyMetrics
@@ -35,8 +34,8 @@ from harness.cli.proxy_options import (
     check_upstream,
     check_wire,
 )
-from harness.cli.sut_check import EXIT_INVALID
 from harness.events import EventBus
+from harness.exit_codes import ExitCode
 from harness.interrupt import StopRequest, stop_on_signals
 from harness.pricing.formula import PriceOf
 from harness.pricing.reading import read_pricing
@@ -116,7 +115,7 @@ def _finish(
     if stop.exit_code is not None:
         _say(f"stopped by {stop.name}; findings and metrics written")
         return stop.exit_code
-    return EXIT_UNWRITTEN if sinks.failed else 0
+    return ExitCode.UNWRITTEN if sinks.failed else 0
 
 
 def proxy(
@@ -245,7 +244,7 @@ def _price_of(path: Path | None, price_as: str | None, *, metrics_wanted: bool) 
             )
     except ValueError as error:
         typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
     return price_lookup(table, price_as) if table is not None else None
 
 
@@ -276,7 +275,7 @@ def _serve(
         sinks.close()
         telemetry.shutdown()
         _say(f"cannot listen on {listen[0]}:{listen[1]}: {error.strerror}")
-        return EXIT_UNWRITTEN
+        return ExitCode.UNWRITTEN
     metrics_server = None
     if outputs.serve_metrics_port is not None:
         metrics_server = serve_metrics(registry, outputs.serve_metrics_port)
@@ -289,7 +288,7 @@ def _serve(
         code = _finish(sinks, telemetry, (outputs.metrics_out, metrics_server), stop)
     if not server.started and stop.exit_code is None:
         _say("the server did not start")
-        return EXIT_UNWRITTEN
+        return ExitCode.UNWRITTEN
     return code
 
 

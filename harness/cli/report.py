@@ -13,9 +13,9 @@ import typer
 from rich.console import Console
 
 from harness.cli.paths import check_outputs
+from harness.exit_codes import ExitCode
 from harness.report import ReportInputError, write_report
 
-EXIT_OK, EXIT_UNWRITTEN, EXIT_INVALID = 0, 1, 2
 DEFAULT_OUTPUT = Path("report.html")
 
 
@@ -43,11 +43,11 @@ def register(app: typer.Typer) -> None:
         except ReportInputError as error:
             err.print(f"invalid input: {error}", style="bold red", markup=False, soft_wrap=True)
             err.print(f"no report written to {output}", style="red", markup=False)
-            raise typer.Exit(EXIT_INVALID) from error
+            raise typer.Exit(ExitCode.INVALID) from error
         except OSError as error:
             err.print(f"cannot write {output}: {error}", style="bold red", markup=False)
             err.print(f"no report written to {output}", style="red", markup=False)
-            raise typer.Exit(EXIT_UNWRITTEN) from error
+            raise typer.Exit(ExitCode.UNWRITTEN) from error
         for note in built.notes:
             err.print(f"warning: {note}", style="yellow", markup=False, soft_wrap=True)
         totals = built.totals
@@ -60,4 +60,4 @@ def register(app: typer.Typer) -> None:
             markup=False,
             soft_wrap=True,
         )
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(ExitCode.OK)

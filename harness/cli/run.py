@@ -21,6 +21,7 @@ from harness.cli.envvars import check_telemetry_environment
 from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
 from harness.cli.sut_check import sut_argv
 from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
+from harness.exit_codes import ExitCode
 from harness.interrupt import (
     SIGNAL_EXIT_BASE,
     StopRequest,
@@ -46,7 +47,6 @@ from harness.telemetry.setup import (
     build_telemetry,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 150
 MAX_SCENARIO_TIMEOUT_S = 86_400.0  # a day: asyncio's deadline arithmetic needs a finite bound
 
@@ -128,7 +128,7 @@ def _price_of(
             )
     except ValueError as error:
         err.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
     return price_lookup(table, price_as) if table is not None else None
 
 
@@ -143,12 +143,12 @@ def _sut_command(
     if command is None:
         if json_out is not None:
             err.print("[bold red]--json needs --sut[/]")
-            raise typer.Exit(EXIT_INVALID)
+            raise typer.Exit(ExitCode.INVALID)
         return None
     given = [name for name, value in in_process_only.items() if value is not None]
     if given:
         err.print(f"[bold red]{given[0]} applies to in-process runs, not with --sut[/]")
-        raise typer.Exit(EXIT_INVALID)
+        raise typer.Exit(ExitCode.INVALID)
     return sut_argv(command, err)
 
 
@@ -256,10 +256,10 @@ def register(app: typer.Typer) -> None:
         names = JunitNames(paths or [scenario_library()])
         if not loaded:
             err.print(f"[bold red]no scenario matches -k {k!r}[/]")
-            raise typer.Exit(EXIT_INVALID)
+            raise typer.Exit(ExitCode.INVALID)
         if hold_metrics > 0 and serve_metrics is None:
             err.print("[bold red]--hold-metrics needs --serve-metrics[/]")
-            raise typer.Exit(EXIT_INVALID)
+            raise typer.Exit(ExitCode.INVALID)
         if sut_argv_ is not None:
             _run_sut(
                 sut_argv_,
@@ -301,4 +301,4 @@ def register(app: typer.Typer) -> None:
         if interrupted is not None:
             raise typer.Exit(SIGNAL_EXIT_BASE + signal.Signals[interrupted])
         failed = sum(not o.passed for o in outcomes)
-        raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+        raise typer.Exit(ExitCode.FAILED if failed else ExitCode.OK)

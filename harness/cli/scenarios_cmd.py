@@ -15,12 +15,10 @@ from rich.console import Console
 
 from harness.atomic import write_text_atomic
 from harness.cli.paths import check_outputs
-from harness.cli.validate import EXIT_INVALID
+from harness.exit_codes import ExitCode
 from harness.scenarios.bundled import ExportError, export_library, scenario_library
 from harness.scenarios.library import rule_index, schema_json, with_rule_index
 from harness.scenarios.loader import ScenarioError, load_all
-
-EXIT_OK, EXIT_FAILED = 0, 1
 
 scenarios_app = typer.Typer(
     no_args_is_help=True,
@@ -33,10 +31,10 @@ def _stale_or_write(path: Path, text: str, check: bool, console: Console) -> Non
     current = path.read_text(encoding="utf-8") if path.exists() else None
     if current == text:
         console.print(f"{path} is up to date", highlight=False)
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(ExitCode.OK)
     if check:
         console.print(f"[bold red]{path} is stale[/]: regenerate it with trimscope scenarios")
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(ExitCode.FAILED)
     write_text_atomic(path, text)
     console.print(f"wrote {path}", highlight=False)
 
@@ -45,7 +43,7 @@ def _invalid(error: ScenarioError, console: Console) -> typer.Exit:
     for problem in error.problems:
         console.print(problem, markup=False, highlight=False, soft_wrap=True)
     console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
-    return typer.Exit(EXIT_INVALID)
+    return typer.Exit(ExitCode.INVALID)
 
 
 @scenarios_app.command("schema")
@@ -101,10 +99,10 @@ def export(
         written = export_library(target, overwrite=force)
     except ExportError as error:
         console.print(f"[bold red]{error}[/]", highlight=False)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
     except OSError as error:  # the folder cannot be made or a file written
         console.print(f"[bold red]cannot export to {target}: {error}[/]", highlight=False)
-        raise typer.Exit(EXIT_FAILED) from error
+        raise typer.Exit(ExitCode.FAILED) from error
     console.print(f"copied {len(written)} file(s) to {target}", highlight=False)
 
 

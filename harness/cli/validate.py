@@ -10,16 +10,14 @@ Exit codes: 0 every file is valid; 2 a file is invalid (each problem is printed 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
 
 import typer
 from rich.console import Console
 
+from harness.exit_codes import ExitCode
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.limits import DEFAULT_LIMITS, LIMIT_NAMES, Limits, parse_limit
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
-
-EXIT_INVALID: Final = 2
 
 PATHS = typer.Argument(
     None, help="Scenario files or folders (default: the bundled scenario library)."
@@ -39,7 +37,7 @@ def resolve_limits(options: list[str] | None, console: Console) -> Limits:
         return DEFAULT_LIMITS.with_overrides(dict(parse_limit(o) for o in options or ()))
     except ValueError as error:
         console.print(f"--limit: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
 
 
 def load_paths(
@@ -53,7 +51,7 @@ def load_paths(
         for problem in error.problems:
             console.print(problem, markup=False, highlight=False, soft_wrap=True)
         console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
 
 
 def register(app: typer.Typer) -> None:
