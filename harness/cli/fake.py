@@ -24,13 +24,16 @@ from fakes import (
 )
 from fakes.mounts import LOOPBACK
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
+from harness.cli.lazy import group
+from harness.cli.options import LIMIT, resolve_limits
 from harness.cli.paths import MAX_PORT, check_host, check_port
 from harness.cli.provider_lists import FAKES_NOTE, unknown_fake
-from harness.cli.validate import LIMIT, resolve_limits
 from harness.exit_codes import ExitCode
 from harness.scenarios.fake_script import load_fake_script
 from harness.scenarios.limits import Limits
 from harness.scenarios.loader import ScenarioError
+
+HELP = "Fake LLM providers that fail the way real ones do."
 
 
 def _provider(value: str) -> str:
@@ -112,10 +115,4 @@ def serve(
 
 
 def register(app: typer.Typer) -> None:
-    fake_app = typer.Typer(
-        no_args_is_help=True,
-        add_completion=False,
-        help="Fake LLM providers that fail the way real ones do.",
-    )
-    fake_app.command("serve")(serve)
-    app.add_typer(fake_app, name="fake")
+    app.add_typer(group(HELP, {"serve": serve}), name="fake")

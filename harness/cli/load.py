@@ -39,9 +39,9 @@ from harness.cli.load_options import (
     turns_of,
 )
 from harness.cli.load_sweep import RunOne, sweep_option, sweep_outputs, sweep_runs
+from harness.cli.options import LIMIT, resolve_limits
 from harness.cli.paths import MAX_PORT, check_outputs, check_port
 from harness.cli.provider_lists import KINDS_HELP
-from harness.cli.validate import LIMIT, resolve_limits
 from harness.exit_codes import ExitCode
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
@@ -92,7 +92,7 @@ def _template(
 ) -> tuple[SessionTemplate, list[str]]:
     """The session template and notes (``session_template``); ``ValueError`` says what is
     wrong. Imported here: only ``--scenario`` needs the scenario package."""
-    from harness.cli.load_template import session_template  # noqa: PLC0415
+    from harness.load.scenario_template import session_template  # noqa: PLC0415
 
     return session_template(
         scenario, provider, context_window, latency_ms, limits, max_texts=MAX_TURNS + 1

@@ -18,9 +18,9 @@ import typer
 from rich.console import Console
 
 from harness.cli.envvars import check_telemetry_environment
+from harness.cli.options import LIMIT, PATHS, load_paths, resolve_limits
 from harness.cli.paths import MAX_PORT, check_outputs, check_pattern, check_port
 from harness.cli.sut_check import sut_argv
-from harness.cli.validate import LIMIT, PATHS, load_paths, resolve_limits
 from harness.exit_codes import ExitCode
 from harness.interrupt import (
     SIGNAL_EXIT_BASE,

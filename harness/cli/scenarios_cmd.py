@@ -8,23 +8,21 @@ overwrite a file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
 from harness.atomic import write_text_atomic
+from harness.cli.lazy import group
 from harness.cli.paths import check_outputs
 from harness.exit_codes import ExitCode
 from harness.scenarios.bundled import ExportError, export_library, scenario_library
 from harness.scenarios.library import rule_index, schema_json, with_rule_index
 from harness.scenarios.loader import ScenarioError, load_all
 
-scenarios_app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    help="Generated files of the scenario library: its JSON Schema and rule index.",
-)
+HELP = "Generated files of the scenario library: its JSON Schema and rule index."
 
 
 def _stale_or_write(path: Path, text: str, check: bool, console: Console) -> None:
@@ -46,7 +44,6 @@ def _invalid(error: ScenarioError, console: Console) -> typer.Exit:
     return typer.Exit(ExitCode.INVALID)
 
 
-@scenarios_app.command("schema")
 def schema(
     out: Path | None = typer.Option(
         None, "--out", help="Write here (e.g. scenarios/schema.json) instead of stdout."
@@ -63,7 +60,6 @@ def schema(
     _stale_or_write(out, text, check, Console(stderr=True))
 
 
-@scenarios_app.command("index")
 def index(
     library: Path | None = typer.Argument(
         None, help="The scenario folder (default: the bundled library)."
@@ -88,7 +84,6 @@ def index(
     _stale_or_write(target, updated, check, console)
 
 
-@scenarios_app.command("export")
 def export(
     target: Path = typer.Argument(..., help="Folder to copy the library into (created)."),
     force: bool = typer.Option(False, "--force", help="Overwrite files that exist."),
@@ -107,4 +102,5 @@ def export(
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(scenarios_app, name="scenarios")
+    commands: dict[str, Callable[..., None]] = {"schema": schema, "index": index, "export": export}
+    app.add_typer(group(HELP, commands), name="scenarios")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import harness.cli.validate
+import harness.cli.options
 from harness.cli import app, main
 from harness.cli.crash import CRASH_PREFIX
 from harness.cli.lazy import COMMANDS, load_command
@@ -112,7 +112,7 @@ def test_internal_error_is_one_line_exit_3_and_a_saved_traceback(
     def broken(*_: object) -> None:
         raise RuntimeError("wires crossed\nsecond line")
 
-    monkeypatch.setattr(harness.cli.validate, "load_all", broken)
+    monkeypatch.setattr(harness.cli.options, "load_all", broken)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr("tempfile.tempdir", None)  # re-read TMPDIR
     with pytest.raises(SystemExit) as exited:
