@@ -14,6 +14,9 @@ import typer
 from rich.console import Console
 
 from harness.exit_codes import ExitCode
+from harness.pricing.formula import PriceOf
+from harness.pricing.reading import read_pricing
+from harness.pricing.table import price_lookup
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.limits import DEFAULT_LIMITS, LIMIT_NAMES, Limits, parse_limit
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
@@ -55,3 +58,19 @@ def load_paths(
             console.print(problem, markup=False, highlight=False, soft_wrap=True)
         console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
         raise typer.Exit(ExitCode.INVALID) from error
+
+
+def priced_metrics(path: Path | None, price_as: str | None, metrics_wanted: bool) -> PriceOf | None:
+    """``--prices``/``--price-as`` of a command that prices its metrics only (``run``,
+    ``proxy``), read and checked; a bad table exits 2 naming ``file:line``. Without
+    ``--serve-metrics`` or ``--metrics-out`` a table is a mistake, not a no-op."""
+    try:
+        table = read_pricing(path, price_as)
+        if table is not None and not metrics_wanted:
+            raise ValueError(
+                "--prices prices the metrics: it needs --serve-metrics or --metrics-out"
+            )
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(ExitCode.INVALID) from error
+    return price_lookup(table, price_as) if table is not None else None
