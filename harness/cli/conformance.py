@@ -148,8 +148,9 @@ def conformance(
 ) -> None:
     """Probe a provider endpoint at and past its window, within a stated budget."""
     # The parameters are the request's fields, by name (the record is the option list).
-    repeated = {"provider_side": tuple(provider_side), "header": tuple(header)}
-    raise typer.Exit(probe_endpoint(ConformanceRequest(**{**locals(), **repeated})))
+    given = dict(locals())  # the options only: nothing else is bound yet
+    given.update(provider_side=tuple(provider_side), header=tuple(header))
+    raise typer.Exit(probe_endpoint(ConformanceRequest(**given)))
 
 
 def _options(request: ConformanceRequest, err: Console) -> tuple[ConformanceOptions, Plan]:
