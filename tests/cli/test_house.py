@@ -19,7 +19,7 @@ EXIT_CODE_VALUES = range(4)
 
 def test_exit_codes_keep_their_documented_numbers() -> None:
     assert [int(code) for code in ExitCode] == [0, 1, 2, 3]
-    assert ExitCode.UNWRITTEN is ExitCode.FAILED
+    assert ExitCode["UNWRITTEN"] is ExitCode.FAILED  # an alias, not a value of its own
     assert (ExitCode.CONFORMS, ExitCode.DOES_NOT_CONFORM, ExitCode.UNUSABLE) == (0, 1, 2)
 
 
@@ -47,7 +47,7 @@ def _assigned(node: ast.AST) -> list[tuple[str, ast.expr]]:
 def _exit_constants(path: Path, root: Path = ROOT) -> list[str]:
     """``EXIT_SOMETHING = 2`` (an exit code as a constant of its own) in ``path``."""
     return [
-        f"{path.relative_to(root)}:{node.lineno} {name}"
+        f"{path.relative_to(root)}:{item.lineno} {name}"
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         for name, item in _assigned(node)
         if name.startswith("EXIT_")
