@@ -21,6 +21,10 @@ RULES: dict[str, set[str]] = {
     # Stdlib-only helpers every package that writes outputs or stops on signals may use.
     "harness.atomic": {"harness.atomic"},
     "harness.interrupt": {"harness.interrupt"},
+    "harness.quantile": {"harness.quantile"},
+    "harness.sketch": {"harness.sketch"},
+    # The exit codes of every command (stdlib only): the CLI, load's outputs, conformance.
+    "harness.exit_codes": {"harness.exit_codes"},
     "harness.events": {"harness.runtime", "harness.events"},
     # The wire observer is pure like the runtime: stdlib and the runtime's rules only.
     "harness.wire": {"harness.runtime", "harness.wire"},
@@ -47,8 +51,20 @@ RULES: dict[str, set[str]] = {
         "harness.runtime",
         "harness.events",
         "harness.telemetry",
+        # the cost observer prices with the one formula (stdlib only), not the table reader
+        "harness.pricing.formula",
         "opentelemetry",
         "prometheus_client",
+    },
+    # Pricing: the formula, the table and its file (read under the scenario files' input
+    # contract, hence the loader), a run's spend and the summary's cache and cost sections.
+    "harness.pricing": {
+        "harness.runtime",
+        "harness.scenarios",
+        "harness.quantile",
+        "harness.sketch",
+        "harness.pricing",
+        "pydantic",
     },
     "harness.scenarios": {
         "harness.interrupt",
@@ -69,6 +85,7 @@ RULES: dict[str, set[str]] = {
     },
     "harness.conformance": {
         "harness.atomic",
+        "harness.exit_codes",
         "harness.runtime",
         "harness.events",
         "harness.providers",
@@ -82,6 +99,7 @@ RULES: dict[str, set[str]] = {
     },
     "harness.load": {
         "harness.interrupt",
+        "harness.exit_codes",
         "harness.atomic",
         "harness.runtime",
         "harness.events",
@@ -91,6 +109,9 @@ RULES: dict[str, set[str]] = {
         "harness.telemetry",
         "harness.wire",
         "harness.load",
+        "harness.pricing",
+        "harness.quantile",
+        "harness.sketch",
         "harness.progress",
         "fakes",
         "httpx",

@@ -16,6 +16,7 @@ PACKAGES = [
     "harness.providers",
     "harness.agent",
     "harness.telemetry",
+    "harness.pricing",
     "harness.scenarios",
     "harness.wire",
     "harness.sut",

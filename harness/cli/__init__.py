@@ -9,6 +9,7 @@ Exit codes, the same for every command: 0 success; 1 a scenario or check failed,
 output could not be written; 2 invalid input (option, file, path, port, variable), nothing
 done; 3 an internal error (a bug: the traceback is saved and its path printed).
 """
+# The codes are ``harness.exit_codes.ExitCode``, declared once for every command.
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from typing import Final, NoReturn
 
 import typer
 
-EXIT_UNWRITTEN: Final = 1
-EXIT_INTERNAL: Final = 3
+from harness.exit_codes import ExitCode
+
 CRASH_PREFIX: Final = "trimscope-crash-"
 MAX_MESSAGE_CHARS: Final = 200
 """The one line stays one line: long or multi-line messages are cut (the file has them)."""
@@ -50,7 +50,7 @@ def run_guarded(app: typer.Typer, argv: list[str] | None = None) -> None:
         # Every output was checked writable before the work began; failing now (a full
         # disk, a folder removed meanwhile) is an output that could not be written: exit 1.
         print(f"trimscope: cannot write {error.filename}: {error.strerror}", file=sys.stderr)
-        raise SystemExit(EXIT_UNWRITTEN) from None
+        raise SystemExit(ExitCode.UNWRITTEN) from None
     except Exception as error:  # the one place that may catch everything: it reports bugs
         _internal(error)
 
@@ -61,13 +61,11 @@ def _internal(error: Exception) -> NoReturn:
     except OSError as write_error:
         where = f"the traceback could not be saved ({write_error.strerror})"
     print(f"trimscope: internal error ({one_line(error)}); this is a bug; {where}", file=sys.stderr)
-    raise SystemExit(EXIT_INTERNAL) from None
+    raise SystemExit(ExitCode.INTERNAL) from None
 
 
 __all__ = [
     "CRASH_PREFIX",
-    "EXIT_INTERNAL",
-    "EXIT_UNWRITTEN",
     "one_line",
     "run_guarded",
     "save_traceback",

@@ -35,12 +35,16 @@ from harness.cli.fake_options import (
     with_latency,
 )
 from harness.cli.fake_replay import replay_app
+from harness.cli.lazy import group
+from harness.cli.options import LIMIT, resolve_limits
 from harness.cli.paths import MAX_PORT, check_host, check_port
 from harness.cli.provider_lists import FAKES_NOTE, unknown_fake
-from harness.cli.validate import EXIT_INVALID, LIMIT, resolve_limits
+from harness.exit_codes import ExitCode
 from harness.scenarios.fake_script import load_fake_script
 from harness.scenarios.limits import Limits
 from harness.scenarios.loader import ScenarioError
+
+HELP = "Fake LLM providers that fail the way real ones do."
 
 
 def _provider(value: str | None) -> str | None:
@@ -59,7 +63,7 @@ def _load_script(path: Path | None, limits: Limits) -> FakeScript | None:
         for problem in error.problems:
             typer.echo(problem, err=True)
         typer.echo(f"invalid --script: {len(error.problems)} problem(s)", err=True)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
 
 
 def _within(option: str, value: float, most: float, name: str) -> None:
@@ -223,10 +227,4 @@ def serve(
 
 
 def register(app: typer.Typer) -> None:
-    fake_app = typer.Typer(
-        no_args_is_help=True,
-        add_completion=False,
-        help="Fake LLM providers that fail the way real ones do.",
-    )
-    fake_app.command("serve")(serve)
-    app.add_typer(fake_app, name="fake")
+    app.add_typer(group(HELP, {"serve": serve}), name="fake")

@@ -1,8 +1,11 @@
 """Commands imported only when they run, so ``trimscope --help`` and ``trimscope validate``
 start without importing OpenTelemetry, Prometheus, uvicorn or Locust.
 
-Each command module keeps its ``register(app)`` (the typer way of declaring commands). The
-root group lists the commands with the one-line help below, and imports a command's module
+Every command module registers its commands one way: its commands are module-level
+functions (options in, a request record built, the package doing the work called), and
+its ``register(app)`` only adds them: ``app.command(NAME)(function)`` for a command,
+``app.add_typer(group(HELP, {NAME: function, ...}), name=NAME)`` for a group. The root
+group lists the commands with the one-line help below, and imports a command's module
 when it is resolved for running (or for its own ``--help``). A test checks that the lines
 here equal the commands' own short help, so the two cannot drift.
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import typer
@@ -60,6 +64,14 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
 
 
 ARGV_KEY: Final = "trimscope.argv"
+
+
+def group(help_text: str, commands: Mapping[str, Callable[..., None]]) -> typer.Typer:
+    """A command group (``fake``, ``sut``, ...) of module-level command functions."""
+    made = typer.Typer(no_args_is_help=True, add_completion=False, help=help_text)
+    for name, function in commands.items():
+        made.command(name)(function)
+    return made
 
 
 def found_value(opts: list[str], argv: list[str]) -> str | None:
@@ -175,6 +187,7 @@ __all__ = [
     "COMMANDS",
     "LazyGroup",
     "found_value",
+    "group",
     "load_command",
     "name_the_value",
     "narrow",

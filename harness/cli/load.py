@@ -20,30 +20,25 @@ values that ran.
 from __future__ import annotations
 
 import signal
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
-from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
+from harness.cli import load_options as o
 from harness.cli.envvars import check_telemetry_environment
 from harness.cli.load_options import (
-    DEFAULT_MAX_FAILED_CALLS,
-    DEFAULT_TURNS,
-    MAX_CONCURRENCY,
-    MAX_DURATION_S,
-    MAX_SESSIONS,
     MAX_TURNS,
+    LoadRequest,
     refused_combination,
     trace_sampler,
     turns_of,
 )
 from harness.cli.load_sweep import RunOne, sweep_option, sweep_outputs, sweep_runs
-from harness.cli.paths import MAX_PORT, check_outputs, check_port
-from harness.cli.prices import price_lookup, read_pricing
-from harness.cli.provider_lists import KINDS_HELP
-from harness.cli.validate import LIMIT, resolve_limits
+from harness.cli.options import LIMIT, OTEL_JSONL, OTLP, PRICE_AS, QUIET, resolve_limits
+from harness.cli.paths import check_outputs, check_port
+from harness.exit_codes import ExitCode
 from harness.interrupt import SIGNAL_EXIT_BASE, Interrupted, StopRequest, stop_on_signals
 from harness.load import (
     LoadMetrics,
@@ -68,21 +63,20 @@ from harness.load.outputs import (
     metrics_writer,
     telemetry_for_run,
 )
-from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
-from harness.load.template import DEFAULT_HTTP_TIMEOUT_S, DEFAULT_WINDOW, MAX_HTTP_TIMEOUT_S
+from harness.load.sweep import Sweep
 from harness.load.wire_watch import WireWatch, watch_wire
+from harness.pricing.reading import read_pricing
+from harness.pricing.table import PriceTable, price_lookup
 from harness.progress import tracker
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.telemetry.exposition import LOOPBACK as METRICS_HOST
 from harness.telemetry.setup import TelemetryOptions, build_telemetry
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
-
 
 def _invalid(console: Console, message: str) -> typer.Exit:
     console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INVALID)
+    return typer.Exit(ExitCode.INVALID)
 
 
 def _template(
@@ -94,7 +88,7 @@ def _template(
 ) -> tuple[SessionTemplate, list[str]]:
     """The session template and notes (``session_template``); ``ValueError`` says what is
     wrong. Imported here: only ``--scenario`` needs the scenario package."""
-    from harness.cli.load_template import session_template  # noqa: PLC0415
+    from harness.load.scenario_template import session_template  # noqa: PLC0415
 
     return session_template(
         scenario, provider, context_window, latency_ms, limits, max_texts=MAX_TURNS + 1
@@ -148,210 +142,222 @@ def _run_asyncio(
         close_telemetry(telemetry, outputs)
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What the checked options make: the plan, its notes, prices, wire watch and sweep."""
+
+    plan: LoadPlan
+    notes: list[str]
+    prices: PriceTable | None
+    wire: WireWatch | None
+    sweep: Sweep | None
+
+
 def load(
-    sessions: int = typer.Option(100, min=1, max=MAX_SESSIONS, help="Sessions to run."),
-    concurrency: int = typer.Option(
-        10, min=1, max=MAX_CONCURRENCY, help="Sessions at once (Locust: users)."
-    ),
-    turns: int | None = typer.Option(
-        None,
-        min=1,
-        max=MAX_TURNS,
-        help=f"Turns per session (default {DEFAULT_TURNS}, or the scenario's user turns).",
-    ),
-    scenario: Path | None = typer.Option(
-        None, "--scenario", help="Use this scenario's runtime, providers and conversation."
-    ),
-    duration: float = typer.Option(
-        300.0, min=0.5, max=MAX_DURATION_S, help="Wall-time cap in seconds; the run stops."
-    ),
-    serve_metrics: int | None = typer.Option(
-        None, "--serve-metrics", min=0, max=MAX_PORT, help="Serve metrics on 127.0.0.1:PORT."
-    ),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the summary as JSON."),
-    otel_jsonl: Path | None = typer.Option(None, "--otel-jsonl", help="Write spans here."),
-    otlp: bool = typer.Option(False, "--otlp", help="Export spans by OTLP/HTTP (OTEL_*)."),
-    trace_sample: float | None = typer.Option(
-        None,
-        "--trace-sample",
-        min=0.0,
-        max=1.0,
-        help="Share of turns traced, 0-1 (default: OTEL_TRACES_SAMPLER, else all); "
-        "metrics count every event either way.",
-    ),
-    provider: str | None = typer.Option(
-        None, help=f"Built-in workload's client kind (default openai): {KINDS_HELP}"
-    ),
-    context_window: int | None = typer.Option(
-        None,
-        min=64,
-        max=MAX_CONTEXT_WINDOW_TOKENS,
-        help=f"Declared window in tokens (built-in default {DEFAULT_WINDOW}).",
-    ),
-    latency_ms: int = typer.Option(0, min=0, max=60_000, help="The fake's answer delay."),
-    locust: bool = typer.Option(False, "--locust", help="Run the sessions as Locust users."),
-    workers: int = typer.Option(2, min=1, max=64, help="Locust worker processes."),
-    processes: bool = typer.Option(
-        False, "--processes", help="Locust forks its workers (--processes N) instead."
-    ),
-    write_plan_path: Path | None = typer.Option(
-        None, "--write-plan", help="Write the Locust plan for remote workers, then exit."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or status."),
-    max_failed_calls: float = typer.Option(
-        DEFAULT_MAX_FAILED_CALLS,
-        "--max-failed-calls",
-        min=0.0,
-        max=1.0,
-        help="Share of provider calls (0-1) that may fail (5xx, timeouts, refused or broken"
-        " answers; not overflows or rate limits) before the run exits 1.",
-    ),
-    prices_path: Path | None = typer.Option(
-        None, "--prices", help="Price table (YAML, per model per 1M tokens): cost per session."
-    ),
-    price_as: str | None = typer.Option(
-        None, "--price-as", help="Price every call as this model of --prices."
-    ),
-    sweep_text: str | None = typer.Option(
-        None,
-        "--sweep",
-        help="Run the workload at each value: budget=, ratio= or turn_limit=V1,V2,...",
-    ),
-    html_path: Path | None = typer.Option(
-        None, "--html", help="With --sweep: write the table and plots as one HTML page."
-    ),
-    request_timeout: float = typer.Option(
-        DEFAULT_HTTP_TIMEOUT_S,
-        "--request-timeout",
-        min=0.001,
-        max=MAX_HTTP_TIMEOUT_S,
-        help="Seconds a provider call may take (connect, read, write) before it times out.",
-    ),
-    metrics_out: Path | None = typer.Option(
-        None,
-        "--metrics-out",
-        help="Write the run's metrics (Prometheus text) here at its end, also when stopped.",
-    ),
-    append: bool = typer.Option(
-        False, "--append", help="Append to the --otel-jsonl file instead of emptying it."
-    ),
-    transcript: Path | None = typer.Option(
-        None, "--transcript", help="Folder for the run's transcript (trimscope report reads it)."
-    ),
+    sessions: int = o.SESSIONS,
+    concurrency: int = o.CONCURRENCY,
+    turns: int | None = o.TURNS,
+    scenario: Path | None = o.SCENARIO,
+    duration: float = o.DURATION,
+    serve_metrics: int | None = o.SERVE_METRICS,
+    json_path: Path | None = o.JSON_PATH,
+    otel_jsonl: Path | None = OTEL_JSONL,
+    otlp: bool = OTLP,
+    trace_sample: float | None = o.TRACE_SAMPLE,
+    provider: str | None = o.PROVIDER,
+    context_window: int | None = o.CONTEXT_WINDOW,
+    latency_ms: int = o.LATENCY_MS,
+    locust: bool = o.LOCUST,
+    workers: int = o.WORKERS,
+    processes: bool = o.PROCESSES,
+    write_plan_path: Path | None = o.WRITE_PLAN,
+    quiet: bool = QUIET,
+    max_failed_calls: float = o.MAX_FAILED_CALLS,
+    prices_path: Path | None = o.PRICES,
+    price_as: str | None = PRICE_AS,
+    sweep_text: str | None = o.SWEEP,
+    html_path: Path | None = o.HTML,
+    request_timeout: float = o.REQUEST_TIMEOUT,
+    metrics_out: Path | None = o.METRICS_OUT,
+    append: bool = o.APPEND,
+    transcript: Path | None = o.TRANSCRIPT,
     limit: list[str] | None = LIMIT,
-    wire_findings: Path | None = typer.Option(
-        None, "--wire-findings", help="Observe the requests as trimscope proxy would: FILE."
-    ),
+    wire_findings: Path | None = o.WIRE_FINDINGS,
     sut: list[str] | None = typer.Option(
         None, "--sut", help="Run --scenario's sessions through this runtime (repeatable)."
     ),
 ) -> None:
     """Run agent sessions against real fake servers (127.0.0.1) and summarise them."""
-    err = Console(stderr=True)
-    # Every output, port and variable first: nothing is run that could not be reported.
-    outputs = {"--json": json_path, "--otel-jsonl": otel_jsonl, "--write-plan": write_plan_path}
+    # The parameters are the request's fields, by name (the record is the option list).
+    request = LoadRequest(**{**locals(), "limit": tuple(limit or ()), "sut": tuple(sut or ())})
+    raise typer.Exit(run_load_request(request))
+
+
+def _check_options(request: LoadRequest, err: Console) -> None:
+    """Every output, port and variable first: nothing is run that could not be reported."""
     check_outputs(
         {
-            **outputs,
-            "--html": html_path,
-            "--metrics-out": metrics_out,
-            "--wire-findings": wire_findings,
+            "--json": request.json_path,
+            "--otel-jsonl": request.otel_jsonl,
+            "--write-plan": request.write_plan_path,
+            "--html": request.html_path,
+            "--metrics-out": request.metrics_out,
+            "--wire-findings": request.wire_findings,
         },
-        {"--transcript": transcript},
+        {"--transcript": request.transcript},
     )
-    if sut:  # runtimes under test: harness.cli.load_sut (imported only then)
-        from harness.cli.load_sut import load_sut  # noqa: PLC0415
-
-        raise typer.Exit(load_sut(locals(), load))
-    check_port("--serve-metrics", serve_metrics, METRICS_HOST)
-    check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
+    if request.sut:  # load_sut refuses what a --sut run does not use
+        return
+    check_port("--serve-metrics", request.serve_metrics, METRICS_HOST)
+    tracing = request.otel_jsonl is not None or request.otlp
+    check_telemetry_environment(tracing=tracing, otlp=request.otlp)
     refused = refused_combination(
-        provider,
-        locust=locust,
-        otel_jsonl=otel_jsonl,
-        otlp=otlp,
-        sample=trace_sample,
-        append=append,
-        transcript=transcript is not None,
+        request.provider,
+        locust=request.locust,
+        otel_jsonl=request.otel_jsonl,
+        otlp=request.otlp,
+        sample=request.trace_sample,
+        append=request.append,
+        transcript=request.transcript is not None,
     )
     if refused:
         raise _invalid(err, refused)
+
+
+def _prepared(request: LoadRequest, err: Console) -> Prepared:
+    """The plan and what goes with it, or exit 2 naming the option that is wrong."""
+    scenario = request.scenario
     try:
+        limits = _limits(list(request.limit), scenario, err)
         template, notes = _template(
-            scenario, provider, context_window, latency_ms, _limits(limit, scenario, err)
+            scenario, request.provider, request.context_window, request.latency_ms, limits
         )
         plan = LoadPlan(
             template,
-            sessions=sessions,
-            concurrency=concurrency,
-            turns=turns_of(turns, template, scenario),
-            duration_s=duration,
-            http_timeout_s=request_timeout,
+            sessions=request.sessions,
+            concurrency=request.concurrency,
+            turns=turns_of(request.turns, template, scenario),
+            duration_s=request.duration,
+            http_timeout_s=request.request_timeout,
         )
         # both modes price their summary (Locust's from the workers' token counters)
-        prices = read_pricing(prices_path, price_as)
-        wire = watch_wire(wire_findings, locust=locust, sweep=sweep_text is not None)
+        prices = read_pricing(request.prices_path, request.price_as)
+        sweeping = request.sweep_text is not None
+        wire = watch_wire(request.wire_findings, locust=request.locust, sweep=sweeping)
         sweep = sweep_option(
-            sweep_text,
-            locust=locust,
-            write_plan=write_plan_path is not None,
-            html=html_path is not None,
-            metrics_out=metrics_out is not None,
+            request.sweep_text,
+            locust=request.locust,
+            write_plan=request.write_plan_path is not None,
+            html=request.html_path is not None,
+            metrics_out=request.metrics_out is not None,
         )
     except ValueError as error:
         raise _invalid(err, str(error)) from error
+    return Prepared(plan, notes, prices, wire, sweep)
+
+
+def _telemetry_options(
+    request: LoadRequest, prices: PriceTable | None, failures: OutputFailures
+) -> TelemetryOptions:
+    return TelemetryOptions(
+        serve_metrics_port=request.serve_metrics,
+        otel_jsonl=request.otel_jsonl,
+        otel_jsonl_append=request.append,
+        span_file_failed=failures.line_file_failed(SPANS_OPTION, "spans"),
+        otlp=request.otlp,
+        sampler=trace_sampler(request.trace_sample),
+        # with --serve-metrics, cost series priced as the summary prices them
+        price_of=price_lookup(prices, request.price_as) if prices is not None else None,
+    )
+
+
+def run_load_request(request: LoadRequest) -> int:
+    """Check the request, then write the Locust plan, or run the sessions (once, or once
+    per swept value) and summarise them; the exit code (the module docstring's)."""
+    err = Console(stderr=True)
+    _check_options(request, err)
+    if request.sut:  # runtimes under test: harness.cli.load_sut (imported only then)
+        from harness.cli.load_sut import load_sut  # noqa: PLC0415
+
+        given = {**asdict(request), "limit": list(request.limit) or None}
+        return load_sut({**given, "sut": list(request.sut)}, load)
+    ready = _prepared(request, err)
     failures = OutputFailures(
         lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)
     )
-    if write_plan_path is not None:
-        with failures.writing("--write-plan", write_plan_path):
-            write_plan(plan.per_process(workers), write_plan_path)
-            err.print(f"plan written to {write_plan_path} ({workers} worker processes)")
-        raise typer.Exit(failures.exit_code(EXIT_OK))
-    telemetry_options = TelemetryOptions(
-        serve_metrics_port=serve_metrics,
-        otel_jsonl=otel_jsonl,
-        otel_jsonl_append=append,
-        span_file_failed=failures.line_file_failed(SPANS_OPTION, "spans"),
-        otlp=otlp,
-        sampler=trace_sampler(trace_sample),
-        # with --serve-metrics, cost series priced as the summary prices them
-        price_of=price_lookup(prices, price_as) if prices is not None else None,
-    )
-    pricing = (prices, price_as)
-    run_outputs = RunOutputs(failures, metrics_out, transcript)
+    if request.write_plan_path is not None:
+        with failures.writing("--write-plan", request.write_plan_path):
+            write_plan(ready.plan.per_process(request.workers), request.write_plan_path)
+            err.print(
+                f"plan written to {request.write_plan_path} ({request.workers} worker processes)"
+            )
+        return failures.exit_code(ExitCode.OK)
+    telemetry_options = _telemetry_options(request, ready.prices, failures)
+    run_outputs = RunOutputs(failures, request.metrics_out, request.transcript)
     stop = StopRequest()
 
     def run_asyncio(plan: LoadPlan, options: TelemetryOptions, stop: StopRequest) -> LoadSummary:
-        return _run_asyncio(plan, options, quiet, notes, err, stop, pricing, run_outputs, wire)
-
-    with stop_on_signals(stop):
-        if sweep is not None:
-            runs = sweep_runs(plan, sweep, telemetry_options, run_asyncio, stop, err, quiet, notes)
-            sweep_outputs(sweep, plan, runs, prices, (json_path, html_path), failures)
-            codes = [_exit_code(run, max_failed_calls, err) for run in runs]
-            raise typer.Exit(failures.exit_code(max(codes, default=EXIT_FAILED)))
-        locust_options = LocustOptions(
-            workers=workers, processes=processes, prices=prices, price_as=price_as
+        pricing = (ready.prices, request.price_as)
+        notes, quiet = ready.notes, request.quiet
+        return _run_asyncio(
+            plan, options, quiet, notes, err, stop, pricing, run_outputs, ready.wire
         )
 
-        def run_locust_users(plan: LoadPlan, _: TelemetryOptions, stop: StopRequest) -> LoadSummary:
-            return run_locust(
-                plan,
-                locust_options,
-                serve_metrics_port=serve_metrics,
-                notes=notes,
-                progress=tracker("sessions", plan.sessions, quiet=quiet),
-                stop=stop,
-                metrics_out=metrics_writer(failures, metrics_out),
-            )
+    with stop_on_signals(stop):
+        if ready.sweep is not None:
+            return _swept(request, ready, telemetry_options, run_asyncio, stop, err, failures)
+        run_one = _locust_runner(request, ready, failures) if request.locust else run_asyncio
+        summary = _summarised(
+            ready.plan, telemetry_options, run_one, stop, ready.notes, err, failures
+        )
+        if request.json_path is not None:
+            with failures.writing("--json", request.json_path):
+                write_json(summary, request.json_path)
+    return failures.exit_code(_exit_code(summary, request.max_failed_calls, err))
 
-        run_one = run_locust_users if locust else run_asyncio
-        summary = _summarised(plan, telemetry_options, run_one, stop, notes, err, failures)
-        if json_path is not None:
-            with failures.writing("--json", json_path):
-                write_json(summary, json_path)
-    raise typer.Exit(failures.exit_code(_exit_code(summary, max_failed_calls, err)))
+
+def _swept(
+    request: LoadRequest,
+    ready: Prepared,
+    telemetry_options: TelemetryOptions,
+    run_one: RunOne,
+    stop: StopRequest,
+    err: Console,
+    failures: OutputFailures,
+) -> int:
+    """``--sweep``: one run per value, one table; the worst of the runs' exit codes."""
+    assert ready.sweep is not None
+    plan, notes = ready.plan, ready.notes
+    runs = sweep_runs(
+        plan, ready.sweep, telemetry_options, run_one, stop, err, request.quiet, notes
+    )
+    outputs = (request.json_path, request.html_path)
+    sweep_outputs(ready.sweep, plan, runs, ready.prices, outputs, failures)
+    codes = [_exit_code(run, request.max_failed_calls, err) for run in runs]
+    return failures.exit_code(max(codes, default=ExitCode.FAILED))
+
+
+def _locust_runner(request: LoadRequest, ready: Prepared, failures: OutputFailures) -> RunOne:
+    """``--locust``: the plan's sessions as Locust users (a master and its workers)."""
+    locust_options = LocustOptions(
+        workers=request.workers,
+        processes=request.processes,
+        prices=ready.prices,
+        price_as=request.price_as,
+    )
+
+    def run_locust_users(plan: LoadPlan, _: TelemetryOptions, stop: StopRequest) -> LoadSummary:
+        return run_locust(
+            plan,
+            locust_options,
+            serve_metrics_port=request.serve_metrics,
+            notes=ready.notes,
+            progress=tracker("sessions", plan.sessions, quiet=request.quiet),
+            stop=stop,
+            metrics_out=metrics_writer(failures, request.metrics_out),
+        )
+
+    return run_locust_users
 
 
 def _summarised(
@@ -369,7 +375,7 @@ def _summarised(
         summary = run_one(plan, telemetry_options, stop)
     except ServerStartError as error:
         err.print(f"error: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_FAILED) from error
+        raise typer.Exit(ExitCode.FAILED) from error
     except Interrupted as stopped:  # before any session started: an empty summary
         summary = nothing_ran(plan, notes, signal.Signals(stopped.signum).name)
     if stop.name is not None and not summary.interrupted:
@@ -385,11 +391,11 @@ def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
         err.print(f"interrupted by {summary.interrupted_by}: what finished is summarised")
         return SIGNAL_EXIT_BASE + signal.Signals[summary.interrupted_by]
     if not summary.sessions_completed:
-        return EXIT_FAILED
+        return ExitCode.FAILED
     if summary.server_deaths:
         died = ", ".join(death.ref for death in summary.server_deaths)
         err.print(f"error: fake server {died} died; the run was stopped", highlight=False)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     if summary.failed_call_share > max_failed:
         err.print(
             f"error: {summary.failed_calls:,} of {summary.provider_calls:,} provider calls"
@@ -398,8 +404,8 @@ def _exit_code(summary: LoadSummary, max_failed: float, err: Console) -> int:
             markup=False,
             highlight=False,
         )
-        return EXIT_FAILED
-    return EXIT_OK
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 def register(app: typer.Typer) -> None:

@@ -17,10 +17,10 @@ from rich.console import Console
 
 from harness.atomic import write_text_atomic
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
+from harness.exit_codes import ExitCode
 from harness.interrupt import Interrupted, StopRequest
 from harness.load import LoadPlan, LoadSummary, interrupted, nothing_ran
 from harness.load.outputs import OutputFailures
-from harness.load.prices import PriceTable
 from harness.load.server import ServerStartError
 from harness.load.sweep import (
     Sweep,
@@ -30,10 +30,10 @@ from harness.load.sweep import (
     swept,
     write_sweep_json,
 )
+from harness.pricing.table import PriceTable
 from harness.report.sweep_page import render_sweep_page
 from harness.telemetry.setup import TelemetryOptions
 
-EXIT_FAILED = 1
 RunOne = Callable[[LoadPlan, TelemetryOptions, StopRequest], LoadSummary]
 """One asyncio run of a plan (the command's, with its other settings bound)."""
 
@@ -83,7 +83,7 @@ def sweep_runs(
             run = run_one(run_plan, telemetry_options, stop)
         except ServerStartError as error:
             err.print(f"error: {error}", markup=False, highlight=False)
-            raise typer.Exit(EXIT_FAILED) from error
+            raise typer.Exit(ExitCode.FAILED) from error
         except Interrupted as stopped:  # before any session of this value started
             run = nothing_ran(run_plan, notes, signal.Signals(stopped.signum).name)
         if stop.name is not None and not run.interrupted:

@@ -14,31 +14,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
 
 import typer
 from prometheus_client import CollectorRegistry
 
-from harness.cli.crash import EXIT_UNWRITTEN
+from harness.cli import proxy_options as o
 from harness.cli.envvars import check_telemetry_environment
-from harness.cli.paths import MAX_PORT
-from harness.cli.prices import price_lookup, read_pricing
+from harness.cli.options import priced_metrics
 from harness.cli.proxy_metrics import ProxyMetrics
 from harness.cli.proxy_options import (
     DEFAULT_SESSION_HEADER,
-    MAX_BODY_BYTES,
-    MAX_IDLE_S,
-    MAX_UPSTREAM_TIMEOUT_S,
-    MIN_BODY_BYTES,
     check_listen,
     check_output_paths,
     check_session_header,
     check_upstream,
     check_wire,
 )
-from harness.cli.sut_check import EXIT_INVALID
 from harness.events import EventBus
+from harness.exit_codes import ExitCode
 from harness.interrupt import StopRequest, stop_on_signals
+from harness.pricing.formula import PriceOf
 from harness.providers.classify import extended_is_overflow
 from harness.proxy import (
     DEFAULT_UPSTREAM_TIMEOUT_S,
@@ -52,7 +47,6 @@ from harness.proxy import (
     Upstream,
 )
 from harness.proxy.event_sink import EventSink
-from harness.telemetry.cost import PriceOf
 from harness.telemetry.exposition import MetricsServer, serve_metrics
 from harness.telemetry.exposition import write_metrics as write_metrics_file
 from harness.telemetry.setup import Telemetry, TelemetryOptions, build_telemetry
@@ -115,70 +109,28 @@ def _finish(
     if stop.exit_code is not None:
         _say(f"stopped by {stop.name}; findings and metrics written")
         return stop.exit_code
-    return EXIT_UNWRITTEN if sinks.failed else 0
+    return ExitCode.UNWRITTEN if sinks.failed else 0
 
 
 def proxy(
-    upstream: Annotated[
-        str, typer.Option(help="The provider's base URL as a client is given it (…/v1).")
-    ],
-    wire: Annotated[str, typer.Option(help="The wire format: openai_chat, anthropic, …")],
-    port: Annotated[int, typer.Option(min=0, max=MAX_PORT, help="Port to listen on; 0: free.")],
-    host: Annotated[str, typer.Option(help="Interface to bind (loopback).")] = "127.0.0.1",
-    allow_remote: Annotated[
-        bool, typer.Option("--allow-remote", help="Allow a --host that is not loopback.")
-    ] = False,
-    session_header: Annotated[
-        str, typer.Option(help="The request header that names the session.")
-    ] = DEFAULT_SESSION_HEADER,
-    session_idle_s: Annotated[
-        float,
-        typer.Option(min=1.0, max=MAX_IDLE_S, help="A session idle this long is forgotten."),
-    ] = DEFAULT_IDLE_S,
-    max_body_bytes: Annotated[
-        int,
-        typer.Option(
-            min=MIN_BODY_BYTES, max=MAX_BODY_BYTES, help="Bytes of each body kept to observe."
-        ),
-    ] = DEFAULT_MAX_BODY_BYTES,
-    upstream_timeout_s: Annotated[
-        float,
-        typer.Option(
-            min=0.1, max=MAX_UPSTREAM_TIMEOUT_S, help="Longest upstream silence, then 504."
-        ),
-    ] = DEFAULT_UPSTREAM_TIMEOUT_S,
-    findings_jsonl: Annotated[
-        Path | None, typer.Option(help="Append each finding as a JSON line to FILE.")
-    ] = None,
-    record: Annotated[
-        Path | None, typer.Option(help="Record every exchange (keys redacted) in DIR.")
-    ] = None,
-    metrics_out: Annotated[
-        Path | None, typer.Option(help="Write the metrics to FILE at exit.")
-    ] = None,
-    serve_metrics_port: Annotated[
-        int | None,
-        typer.Option(
-            "--serve-metrics", min=0, max=MAX_PORT, help="Serve metrics on 127.0.0.1:PORT."
-        ),
-    ] = None,
-    otel_jsonl: Annotated[
-        Path | None, typer.Option("--otel-jsonl", help="Write the findings' spans to FILE.")
-    ] = None,
-    otlp: Annotated[
-        bool, typer.Option("--otlp", help="Export the findings' spans by OTLP/HTTP (OTEL_*).")
-    ] = False,
-    provider_name: Annotated[
-        str | None,
-        typer.Option(help="The upstream's name in metrics and spans (default: the wire)."),
-    ] = None,
-    prices_path: Annotated[
-        Path | None,
-        typer.Option("--prices", help="Price table (YAML): cost and cache-loss cost series."),
-    ] = None,
-    price_as: Annotated[
-        str | None, typer.Option(help="Price every call as this model of --prices.")
-    ] = None,
+    upstream: o.UpstreamOption,
+    wire: o.WireOption,
+    port: o.PortOption,
+    host: o.HostOption = "127.0.0.1",
+    allow_remote: o.AllowRemoteOption = False,
+    session_header: o.SessionHeaderOption = DEFAULT_SESSION_HEADER,
+    session_idle_s: o.SessionIdleOption = DEFAULT_IDLE_S,
+    max_body_bytes: o.MaxBodyOption = DEFAULT_MAX_BODY_BYTES,
+    upstream_timeout_s: o.UpstreamTimeoutOption = DEFAULT_UPSTREAM_TIMEOUT_S,
+    findings_jsonl: o.FindingsOption = None,
+    record: o.RecordOption = None,
+    metrics_out: o.MetricsOutOption = None,
+    serve_metrics_port: o.ServeMetricsOption = None,
+    otel_jsonl: o.OtelJsonlOption = None,
+    otlp: o.OtlpOption = False,
+    provider_name: o.ProviderNameOption = None,
+    prices_path: o.PricesOption = None,
+    price_as: o.PriceAsOption = None,
 ) -> None:
     """Forward a runtime's provider calls unchanged and report what it did to its history.
 
@@ -189,35 +141,45 @@ def proxy(
     --session-header. SIGINT or SIGTERM stops it (exit 130 / 143) with every output
     written. See docs/proxy.md.
     """
-    # Every option first: nothing listens, and no file is opened, before all are valid.
-    parsed = check_upstream(upstream)
-    kind = check_wire(wire)
-    check_listen(host, port, serve_metrics_port, allow_remote=allow_remote)
-    header = check_session_header(session_header)
-    check_output_paths(findings_jsonl, metrics_out, record, otel_jsonl)
-    check_telemetry_environment(tracing=otel_jsonl is not None or otlp, otlp=otlp)
-    metrics_wanted = metrics_out is not None or serve_metrics_port is not None
-    price_of = _price_of(prices_path, price_as, metrics_wanted=metrics_wanted)
+    # The parameters are the request's fields, by name (the record is the option list).
+    raise typer.Exit(run_proxy(o.ProxyRequest(**locals())))
+
+
+def run_proxy(request: o.ProxyRequest) -> int:
+    """Check every option (nothing listens, and no file is opened, before all are valid),
+    then serve until a signal; the exit code (the module docstring's)."""
+    parsed = check_upstream(request.upstream)
+    kind = check_wire(request.wire)
+    host, port = request.host, request.port
+    check_listen(host, port, request.serve_metrics_port, allow_remote=request.allow_remote)
+    header = check_session_header(request.session_header)
+    check_output_paths(
+        request.findings_jsonl, request.metrics_out, request.record, request.otel_jsonl
+    )
+    tracing = request.otel_jsonl is not None or request.otlp
+    check_telemetry_environment(tracing=tracing, otlp=request.otlp)
+    metrics_wanted = request.metrics_out is not None or request.serve_metrics_port is not None
+    price_of = priced_metrics(request.prices_path, request.price_as, metrics_wanted)
     observer = WireObserver(
         ObserverConfig(
             session_header=header,
-            idle_s=session_idle_s,
-            max_body_bytes=max_body_bytes,
+            idle_s=request.session_idle_s,
+            max_body_bytes=request.max_body_bytes,
             is_overflow=extended_is_overflow,
         )
     )
-    settings = ProxySettings(parsed, kind, max_body_bytes, upstream_timeout_s)
+    settings = ProxySettings(parsed, kind, request.max_body_bytes, request.upstream_timeout_s)
     outputs = Outputs(
-        findings_jsonl,
-        record,
-        metrics_out,
-        serve_metrics_port,
-        otel_jsonl,
-        otlp,
-        provider_name,
+        request.findings_jsonl,
+        request.record,
+        request.metrics_out,
+        request.serve_metrics_port,
+        request.otel_jsonl,
+        request.otlp,
+        request.provider_name,
         price_of,
     )
-    raise typer.Exit(_serve(settings, observer, (host, port), outputs))
+    return _serve(settings, observer, (host, port), outputs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,22 +192,6 @@ class Outputs:
     otlp: bool = False
     provider_name: str | None = None
     price_of: PriceOf | None = None
-
-
-def _price_of(path: Path | None, price_as: str | None, *, metrics_wanted: bool) -> PriceOf | None:
-    """``--prices``/``--price-as`` read as ``run`` and ``load`` read them; a bad table exits
-    2 naming ``file:line``. The table prices the metrics only, so without
-    ``--serve-metrics`` or ``--metrics-out`` it is a mistake, not a no-op."""
-    try:
-        table = read_pricing(path, price_as)
-        if table is not None and not metrics_wanted:
-            raise ValueError(
-                "--prices prices the metrics: it needs --serve-metrics or --metrics-out"
-            )
-    except ValueError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(EXIT_INVALID) from error
-    return price_lookup(table, price_as) if table is not None else None
 
 
 def _to_ns(at: float) -> int:
@@ -275,7 +221,7 @@ def _serve(
         sinks.close()
         telemetry.shutdown()
         _say(f"cannot listen on {listen[0]}:{listen[1]}: {error.strerror}")
-        return EXIT_UNWRITTEN
+        return ExitCode.UNWRITTEN
     metrics_server = None
     if outputs.serve_metrics_port is not None:
         metrics_server = serve_metrics(registry, outputs.serve_metrics_port)
@@ -288,7 +234,7 @@ def _serve(
         code = _finish(sinks, telemetry, (outputs.metrics_out, metrics_server), stop)
     if not server.started and stop.exit_code is None:
         _say("the server did not start")
-        return EXIT_UNWRITTEN
+        return ExitCode.UNWRITTEN
     return code
 
 

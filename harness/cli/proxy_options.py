@@ -1,4 +1,5 @@
-"""``trimscope proxy``'s option checks, run before anything listens or opens a file.
+"""``trimscope proxy``'s options, its request record, and the option checks, run before
+anything listens or opens a file.
 
 Each raises ``typer.BadParameter`` naming the option and the value (exit 2, one line, no
 traceback), as ``harness.cli.paths`` does for the other commands.
@@ -10,12 +11,13 @@ import difflib
 import ipaddress
 import re
 import socket
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Final
 
 import typer
 
-from harness.cli.paths import check_host, check_outputs, check_port
+from harness.cli.paths import MAX_PORT, check_host, check_outputs, check_port
 from harness.cli.secrets import split_userinfo
 from harness.proxy import UpstreamError, parse_upstream
 from harness.proxy.upstream import Upstream
@@ -32,6 +34,85 @@ MAX_UPSTREAM_TIMEOUT_S: Final = 3_600.0
 MAX_HEADER_NAME: Final = 128
 _TOKEN: Final = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 """An HTTP header name (RFC 9110 ``token``)."""
+
+
+UpstreamOption = Annotated[
+    str, typer.Option(help="The provider's base URL as a client is given it (…/v1).")
+]
+WireOption = Annotated[str, typer.Option(help="The wire format: openai_chat, anthropic, …")]
+PortOption = Annotated[int, typer.Option(min=0, max=MAX_PORT, help="Port to listen on; 0: free.")]
+HostOption = Annotated[str, typer.Option(help="Interface to bind (loopback).")]
+AllowRemoteOption = Annotated[
+    bool, typer.Option("--allow-remote", help="Allow a --host that is not loopback.")
+]
+SessionHeaderOption = Annotated[
+    str, typer.Option(help="The request header that names the session.")
+]
+SessionIdleOption = Annotated[
+    float, typer.Option(min=1.0, max=MAX_IDLE_S, help="A session idle this long is forgotten.")
+]
+MaxBodyOption = Annotated[
+    int,
+    typer.Option(
+        min=MIN_BODY_BYTES, max=MAX_BODY_BYTES, help="Bytes of each body kept to observe."
+    ),
+]
+UpstreamTimeoutOption = Annotated[
+    float,
+    typer.Option(min=0.1, max=MAX_UPSTREAM_TIMEOUT_S, help="Longest upstream silence, then 504."),
+]
+FindingsOption = Annotated[
+    Path | None, typer.Option(help="Append each finding as a JSON line to FILE.")
+]
+RecordOption = Annotated[
+    Path | None, typer.Option(help="Record every exchange (keys redacted) in DIR.")
+]
+MetricsOutOption = Annotated[Path | None, typer.Option(help="Write the metrics to FILE at exit.")]
+ServeMetricsOption = Annotated[
+    int | None,
+    typer.Option("--serve-metrics", min=0, max=MAX_PORT, help="Serve metrics on 127.0.0.1:PORT."),
+]
+OtelJsonlOption = Annotated[
+    Path | None, typer.Option("--otel-jsonl", help="Write the findings' spans to FILE.")
+]
+OtlpOption = Annotated[
+    bool, typer.Option("--otlp", help="Export the findings' spans by OTLP/HTTP (OTEL_*).")
+]
+ProviderNameOption = Annotated[
+    str | None,
+    typer.Option(help="The upstream's name in metrics and spans (default: the wire)."),
+]
+PricesOption = Annotated[
+    Path | None,
+    typer.Option("--prices", help="Price table (YAML): cost and cache-loss cost series."),
+]
+PriceAsOption = Annotated[
+    str | None, typer.Option(help="Price every call as this model of --prices.")
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyRequest:
+    """``trimscope proxy``'s options, as given (``run_proxy`` checks them)."""
+
+    upstream: str
+    wire: str
+    port: int
+    host: str
+    allow_remote: bool
+    session_header: str
+    session_idle_s: float
+    max_body_bytes: int
+    upstream_timeout_s: float
+    findings_jsonl: Path | None
+    record: Path | None
+    metrics_out: Path | None
+    serve_metrics_port: int | None
+    otel_jsonl: Path | None
+    otlp: bool
+    provider_name: str | None
+    prices_path: Path | None
+    price_as: str | None
 
 
 def _bad(option: str, value: object, why: str) -> typer.BadParameter:
@@ -100,6 +181,7 @@ __all__ = [
     "MAX_IDLE_S",
     "MAX_UPSTREAM_TIMEOUT_S",
     "MIN_BODY_BYTES",
+    "ProxyRequest",
     "check_listen",
     "check_output_paths",
     "check_session_header",

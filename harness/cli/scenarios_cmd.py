@@ -8,35 +8,31 @@ overwrite a file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
 from harness.atomic import write_text_atomic
+from harness.cli.lazy import group
 from harness.cli.paths import check_outputs
-from harness.cli.validate import EXIT_INVALID
+from harness.exit_codes import ExitCode
 from harness.scenarios.bundled import ExportError, export_library, scenario_library
 from harness.scenarios.library import rule_index, schema_json, with_rule_index
 from harness.scenarios.loader import ScenarioError, load_all
 
-EXIT_OK, EXIT_FAILED = 0, 1
-
-scenarios_app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    help="Generated files of the scenario library: its JSON Schema and rule index.",
-)
+HELP = "Generated files of the scenario library: its JSON Schema and rule index."
 
 
 def _stale_or_write(path: Path, text: str, check: bool, console: Console) -> None:
     current = path.read_text(encoding="utf-8") if path.exists() else None
     if current == text:
         console.print(f"{path} is up to date", highlight=False)
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(ExitCode.OK)
     if check:
         console.print(f"[bold red]{path} is stale[/]: regenerate it with trimscope scenarios")
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(ExitCode.FAILED)
     write_text_atomic(path, text)
     console.print(f"wrote {path}", highlight=False)
 
@@ -45,10 +41,9 @@ def _invalid(error: ScenarioError, console: Console) -> typer.Exit:
     for problem in error.problems:
         console.print(problem, markup=False, highlight=False, soft_wrap=True)
     console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
-    return typer.Exit(EXIT_INVALID)
+    return typer.Exit(ExitCode.INVALID)
 
 
-@scenarios_app.command("schema")
 def schema(
     out: Path | None = typer.Option(
         None, "--out", help="Write here (e.g. scenarios/schema.json) instead of stdout."
@@ -65,7 +60,6 @@ def schema(
     _stale_or_write(out, text, check, Console(stderr=True))
 
 
-@scenarios_app.command("index")
 def index(
     library: Path | None = typer.Argument(
         None, help="The scenario folder (default: the bundled library)."
@@ -90,7 +84,6 @@ def index(
     _stale_or_write(target, updated, check, console)
 
 
-@scenarios_app.command("export")
 def export(
     target: Path = typer.Argument(..., help="Folder to copy the library into (created)."),
     force: bool = typer.Option(False, "--force", help="Overwrite files that exist."),
@@ -103,12 +96,13 @@ def export(
         written = export_library(target, overwrite=force)
     except ExportError as error:
         console.print(f"[bold red]{error}[/]", highlight=False)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error
     except OSError as error:  # the folder cannot be made or a file written
         console.print(f"[bold red]cannot export to {target}: {error}[/]", highlight=False)
-        raise typer.Exit(EXIT_FAILED) from error
+        raise typer.Exit(ExitCode.FAILED) from error
     console.print(f"copied {len(written)} file(s) to {target}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(scenarios_app, name="scenarios")
+    commands: dict[str, Callable[..., None]] = {"schema": schema, "index": index, "export": export}
+    app.add_typer(group(HELP, commands), name="scenarios")

@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import typer
 
+from harness.cli.lazy import group
+
+HELP = "Runtimes under test over the SUT protocol (docs/sut-protocol.md)."
+
+
+def reference() -> None:
+    """Speak the SUT protocol on stdin/stdout as the in-process reference agent."""
+    # Imported here: only this command needs the adapter and the agent's clients.
+    from harness.sut.reference import serve  # noqa: PLC0415
+
+    serve()
+
 
 def register(app: typer.Typer) -> None:
-    sut_app = typer.Typer(
-        no_args_is_help=True,
-        add_completion=False,
-        help="Runtimes under test over the SUT protocol (docs/sut-protocol.md).",
-    )
-
-    @sut_app.command("reference")
-    def reference() -> None:
-        """Speak the SUT protocol on stdin/stdout as the in-process reference agent."""
-        # Imported here: only this command needs the adapter and the agent's clients.
-        from harness.sut.reference import serve  # noqa: PLC0415
-
-        serve()
-
-    app.add_typer(sut_app, name="sut")
+    app.add_typer(group(HELP, {"reference": reference}), name="sut")

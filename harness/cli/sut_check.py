@@ -6,9 +6,8 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
+from harness.exit_codes import ExitCode
 from harness.sut.child import CommandError, resolve_command
-
-EXIT_INVALID = 2
 
 
 def sut_argv(command: str, err: Console) -> list[str]:
@@ -17,4 +16,4 @@ def sut_argv(command: str, err: Console) -> list[str]:
         return resolve_command(command)
     except CommandError as error:
         err.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_INVALID) from error
+        raise typer.Exit(ExitCode.INVALID) from error

@@ -16,6 +16,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from harness.exit_codes import ExitCode
 from harness.interrupt import (
     SIGNAL_EXIT_BASE,
     StopRequest,
@@ -28,7 +29,6 @@ from harness.scenarios.loader import LoadedScenario
 from harness.sut.report import FAILED_VERDICTS, summary_table, write_json, write_junit
 from harness.sut.suite import SutOutcome, SutSuite, run_sut_suite
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH = 180
 
 
@@ -75,4 +75,4 @@ def run_sut(
     if interrupted is not None:
         raise typer.Exit(SIGNAL_EXIT_BASE + signal.Signals[interrupted])
     failed = any(o.verdict in FAILED_VERDICTS for o in outcomes)
-    raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+    raise typer.Exit(ExitCode.FAILED if failed else ExitCode.OK)

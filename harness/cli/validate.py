@@ -10,56 +10,19 @@ Exit codes: 0 every file is valid; 2 a file is invalid (each problem is printed 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
 
 import typer
 from rich.console import Console
 
-from harness.scenarios.bundled import scenario_library
-from harness.scenarios.limits import DEFAULT_LIMITS, LIMIT_NAMES, Limits, parse_limit
-from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
-
-EXIT_INVALID: Final = 2
-
-PATHS = typer.Argument(
-    None, help="Scenario files or folders (default: the bundled scenario library)."
-)
-LIMIT = typer.Option(
-    None,
-    "--limit",
-    metavar="NAME=N",
-    help=f"Raise a loader limit (repeatable); NAME is one of {', '.join(LIMIT_NAMES)}."
-    " Defaults: scenarios/README.md.",
-)
+from harness.cli.options import LIMIT, PATHS, load_paths, resolve_limits
 
 
-def resolve_limits(options: list[str] | None, console: Console) -> Limits:
-    """The loader limits with every ``--limit NAME=N`` applied, or exit 2 naming the bad one."""
-    try:
-        return DEFAULT_LIMITS.with_overrides(dict(parse_limit(o) for o in options or ()))
-    except ValueError as error:
-        console.print(f"--limit: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_INVALID) from error
-
-
-def load_paths(
-    paths: list[Path] | None, console: Console, limits: Limits = DEFAULT_LIMITS
-) -> list[LoadedScenario]:
-    """The scenarios under ``paths`` (default: the library), or exit 2 listing every problem."""
-    targets = paths or [scenario_library()]
-    try:
-        return load_all(targets, limits)
-    except ScenarioError as error:
-        for problem in error.problems:
-            console.print(problem, markup=False, highlight=False, soft_wrap=True)
-        console.print(f"[bold red]invalid scenario input: {len(error.problems)} problem(s)[/]")
-        raise typer.Exit(EXIT_INVALID) from error
+def validate(paths: list[Path] | None = PATHS, limit: list[str] | None = LIMIT) -> None:
+    """Validate scenario files without running them."""
+    console = Console(stderr=True)
+    loaded = load_paths(paths, console, resolve_limits(limit, console))
+    Console().print(f"{len(loaded)} scenario file(s) valid")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("validate")
-    def validate(paths: list[Path] | None = PATHS, limit: list[str] | None = LIMIT) -> None:
-        """Validate scenario files without running them."""
-        console = Console(stderr=True)
-        loaded = load_paths(paths, console, resolve_limits(limit, console))
-        Console().print(f"{len(loaded)} scenario file(s) valid")
+    app.command("validate")(validate)

@@ -79,9 +79,6 @@ from harness.conformance.checks import LENIENT_PAIRING_KINDS
 from harness.conformance.metered import Exchange, MeteredClient, Redactor
 from harness.conformance.render import budget_line, markdown, table, to_json_text, write_atomically
 from harness.conformance.report import (
-    EXIT_CONFORMS,
-    EXIT_DOES_NOT_CONFORM,
-    EXIT_UNUSABLE,
     Check,
     ConformanceReport,
     OverflowAnswer,
@@ -104,9 +101,6 @@ from harness.conformance.window import WINDOW_TOLERANCE
 __all__ = [
     "DEFAULT_MAX_REQUESTS",
     "DEFAULT_REQUEST_TIMEOUT_S",
-    "EXIT_CONFORMS",
-    "EXIT_DOES_NOT_CONFORM",
-    "EXIT_UNUSABLE",
     "LENIENT_PAIRING_KINDS",
     "STREAMING_KINDS",
     "WINDOW_TOLERANCE",

@@ -16,12 +16,9 @@ from typing import Final
 
 from harness.conformance.metered import PROVIDER_SIDE_PURPOSE, Exchange
 from harness.conformance.recovery import RecoveryResult
+from harness.exit_codes import ExitCode
 
 SCHEMA_VERSION: Final = 1
-EXIT_CONFORMS: Final = 0
-EXIT_DOES_NOT_CONFORM: Final = 1
-EXIT_UNUSABLE: Final = 2
-"""Bad options, or an endpoint that does not answer the small request at all."""
 
 
 class Verdict(StrEnum):
@@ -148,8 +145,8 @@ class ConformanceReport:
         return all(check.verdict.acceptable for check in self.checks)
 
     @property
-    def exit_code(self) -> int:
-        return EXIT_CONFORMS if self.conforms else EXIT_DOES_NOT_CONFORM
+    def exit_code(self) -> ExitCode:
+        return ExitCode.CONFORMS if self.conforms else ExitCode.DOES_NOT_CONFORM
 
     @property
     def reasons(self) -> tuple[str, ...]:

@@ -35,13 +35,13 @@ from harness.interrupt import StopRequest
 from harness.load import metrics as m
 from harness.load.fake import ServerStats
 from harness.load.launcher_summary import failed_so_far, locust_summary
-from harness.load.prices import PriceTable
 from harness.load.runner import interrupted
 from harness.load.server import FakeServers
 from harness.load.summary import LoadSummary
 from harness.load.template import LoadPlan, write_plan
 from harness.load.watch import ServerWatch
 from harness.load.worker import PLAN_ENV
+from harness.pricing.table import PriceTable
 from harness.progress import Tracker
 from harness.telemetry import multiprocess_registry, reset_multiprocess_dir, serve_metrics
 from harness.telemetry.exposition import LOOPBACK, MULTIPROC_DIR_ENV

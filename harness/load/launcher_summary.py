@@ -17,7 +17,6 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry
 
 from harness.load import metrics as m
-from harness.load.prices import PriceTable
 from harness.load.registry_spend import REQUEST_SIZES_NOTE, registry_spend
 from harness.load.summary import (
     LoadSummary,
@@ -27,8 +26,9 @@ from harness.load.summary import (
     trim_rows,
     with_costs,
 )
-from harness.load.tally import percentile
 from harness.load.template import LoadPlan
+from harness.pricing.table import PriceTable
+from harness.quantile import percentile
 from harness.telemetry import multiprocess_registry
 from harness.telemetry import names as n
 

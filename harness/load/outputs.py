@@ -22,6 +22,7 @@ from typing import Final
 
 from prometheus_client import CollectorRegistry
 
+from harness.exit_codes import ExitCode
 from harness.telemetry.exposition import mark_interrupted, write_metrics
 from harness.telemetry.line_file import LineFileFailed
 from harness.telemetry.setup import Telemetry, TelemetryOptions
@@ -29,8 +30,6 @@ from harness.telemetry.setup import Telemetry, TelemetryOptions
 SPANS_OPTION: Final = "--otel-jsonl"
 METRICS_OPTION: Final = "--metrics-out"
 TRANSCRIPT_OPTION: Final = "--transcript"
-EXIT_UNWRITTEN: Final = 1
-"""The exit code of a run that wrote everything but one of its outputs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +95,9 @@ class OutputFailures:
         return list(self._failed.values())
 
     def exit_code(self, code: int) -> int:
-        """``code``, or ``EXIT_UNWRITTEN`` when it is 0 and an output was not written (a
+        """``code``, or ``ExitCode.UNWRITTEN`` when it is 0 and an output was not written (a
         signal's code, or a failure's, already says the run did not end well)."""
-        return EXIT_UNWRITTEN if code == 0 and self._failed else code
+        return ExitCode.UNWRITTEN if code == 0 and self._failed else code
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from typing import Final
 from prometheus_client import CollectorRegistry
 
 from harness.load import metrics as m
-from harness.load.costs import Spend
-from harness.load.prices import Usage
+from harness.pricing.formula import Usage
+from harness.pricing.spend import Spend
 from harness.telemetry import names as n
 
 REQUEST_SIZES_NOTE: Final = (

@@ -33,9 +33,7 @@ from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
 from harness.load.collector import run_collector
-from harness.load.costs import Spend
 from harness.load.metrics import COMPLETED, FAILED, INTERRUPTED, LoadMetrics, session_outcome
-from harness.load.prices import PriceTable
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
 from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
 from harness.load.stopping import (
@@ -55,6 +53,8 @@ from harness.load.summary import (
 from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, write_plan
 from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
+from harness.pricing.spend import Spend
+from harness.pricing.table import PriceTable
 from harness.progress import Tracker
 from harness.providers.canonical import decoded_row
 from harness.providers.errors import ProviderServerError

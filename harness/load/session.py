@@ -44,7 +44,6 @@ from harness.agent import (
     template_tool,
 )
 from harness.events import EventBus
-from harness.load.sketch import Sketch
 from harness.load.stopping import RunStop
 from harness.load.template import (
     LOAD_API_KEY,
@@ -58,6 +57,7 @@ from harness.providers import ProviderReply, ProviderRequest
 from harness.providers.base import ProviderClient
 from harness.providers.factory import make_client
 from harness.runtime import ProviderProfile
+from harness.sketch import Sketch
 
 Sleep = Callable[[float], Awaitable[None]]
 CallHook = Callable[[str, float, BaseException | None], None]

@@ -16,13 +16,13 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.atomic import write_text_atomic
-from harness.load.costs import CacheSummary, CostSummary, Spend, cache_summary, cost_summary
 from harness.load.fake import ServerStats
 from harness.load.outputs import UnwrittenOutput
-from harness.load.prices import PriceTable
-from harness.load.sketch import Sketch
-from harness.load.tally import percentile
+from harness.pricing.spend import CacheSummary, CostSummary, Spend, cache_summary, cost_summary
+from harness.pricing.table import PriceTable
+from harness.quantile import percentile
 from harness.runtime.text import counted
+from harness.sketch import Sketch
 
 
 @dataclass(frozen=True, slots=True)

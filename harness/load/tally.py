@@ -7,10 +7,9 @@ carries, so the asyncio and Locust summaries read alike.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from harness.events import (
@@ -29,7 +28,7 @@ from harness.events import (
     TurnStarted,
     WireFindingObserved,
 )
-from harness.load.sketch import Sketch
+from harness.sketch import Sketch
 from harness.telemetry.names import UNKNOWN, trim_reason_label
 
 IGNORED: frozenset[type[Event]] = frozenset(
@@ -129,14 +128,3 @@ class LoadTally:
     def provider_calls(self) -> int:
         with self._lock:
             return sum(self.calls.values())
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """The ``q``-quantile (0–1) by linear interpolation between closest ranks."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

@@ -21,7 +21,7 @@ class HarnessError(Exception):
             ExpectationFailed          harness.scenarios.expect
             ExportError                harness.scenarios.bundled
             FieldProblems              harness.scenarios.vocabulary (ValueError: pydantic)
-            PricesError                harness.cli.prices
+            PricesError                harness.pricing.reading
             ProtocolError              harness.sut.protocol (ValueError)
             ProviderError              harness.providers.errors
                 ContextWindowExceeded

@@ -1,7 +1,7 @@
 """Cost observer: with a price table, events become money on an injected registry.
 
 Fed by the same events as the Prometheus observer and priced by the one formula
-(``telemetry.pricing``) the load summary uses:
+(``harness.pricing.formula``) the load summary uses:
 
 - ``ProviderCallFinished`` with reported input → ``trimscope_cost_usd_total`` by part,
   ``trimscope_cache_saved_usd_total`` and ``trimscope_cache_write_premium_usd_total``
@@ -17,16 +17,12 @@ Only built with a table: without one, none of these series exists.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter
 
 from harness.events import Event, HistoryTrimmed, ProviderCallFinished
+from harness.pricing.formula import PriceOf, Usage, lost
 from harness.telemetry import names as n
-from harness.telemetry.pricing import Rates, Usage, lost
-
-PriceOf = Callable[[str | None], Rates | None]
-"""A model name (``None`` when the event has none) to its rates, or ``None``: no price."""
 
 
 class CostObserver:

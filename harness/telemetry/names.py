@@ -376,7 +376,7 @@ PART_CACHED_INPUT: Final = "cached_input"
 PART_CACHE_WRITE: Final = "cache_write"
 PART_OUTPUT: Final = "output"
 COST_PARTS: Final = (PART_INPUT, PART_CACHED_INPUT, PART_CACHE_WRITE, PART_OUTPUT)
-"""``part`` label values, in the order of ``telemetry.pricing.Usage.parts``."""
+"""``part`` label values, in the order of ``harness.pricing.formula.Usage.parts``."""
 
 COST: Final = MetricSpec(
     "trimscope_cost_usd_total",

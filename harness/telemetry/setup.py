@@ -45,8 +45,9 @@ from opentelemetry.sdk.trace.sampling import Sampler
 from prometheus_client import CollectorRegistry
 
 from harness.events import Observer
+from harness.pricing.formula import PriceOf
 from harness.telemetry import names as n
-from harness.telemetry.cost import CostObserver, PriceOf
+from harness.telemetry.cost import CostObserver
 from harness.telemetry.exporters import (
     OTLP_EXPORT_TIMEOUT_S,
     GuardedExporter,

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import harness.cli.validate
+import harness.cli.options
 from harness.cli import app, main
-from harness.cli.crash import CRASH_PREFIX, EXIT_INTERNAL, EXIT_UNWRITTEN
+from harness.cli.crash import CRASH_PREFIX
 from harness.cli.lazy import COMMANDS, load_command
+from harness.exit_codes import ExitCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "budget-proactive-drops-oldest-turns.yaml"
@@ -111,12 +112,12 @@ def test_internal_error_is_one_line_exit_3_and_a_saved_traceback(
     def broken(*_: object) -> None:
         raise RuntimeError("wires crossed\nsecond line")
 
-    monkeypatch.setattr(harness.cli.validate, "load_all", broken)
+    monkeypatch.setattr(harness.cli.options, "load_all", broken)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr("tempfile.tempdir", None)  # re-read TMPDIR
     with pytest.raises(SystemExit) as exited:
         main(["validate", str(SCENARIO)])
-    assert exited.value.code == EXIT_INTERNAL
+    assert exited.value.code == ExitCode.INTERNAL
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "internal error (RuntimeError: wires crossed)" in err
@@ -139,7 +140,7 @@ def test_a_file_error_during_the_work_is_exit_1_naming_the_file(
     monkeypatch.setattr("harness.cli.run.write_junit", disk_full)
     with pytest.raises(SystemExit) as exited:
         main(["run", str(SCENARIO), "--junit-xml", str(junit)])
-    assert exited.value.code == EXIT_UNWRITTEN
+    assert exited.value.code == ExitCode.UNWRITTEN
     err = capsys.readouterr().err
     assert f"cannot write {junit}: {os.strerror(errno.ENOSPC)}" in err
     assert "Traceback" not in err

@@ -19,6 +19,7 @@ ALLOWED = {
     "harness.runtime",
     "harness.events",
     "harness.atomic",  # stdlib-only: report files written atomically
+    "harness.exit_codes",  # stdlib-only: the one ExitCode enum (CONFORMS, DOES_NOT_CONFORM)
     "httpx",
     "rich",
 }

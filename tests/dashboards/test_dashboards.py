@@ -31,7 +31,7 @@ from dashboards import (
     substitute,
 )
 from harness.cli import app
-from harness.load.prices import ModelPrice
+from harness.pricing.table import ModelPrice
 from harness.telemetry import PrometheusObserver
 from harness.telemetry import names as n
 from harness.telemetry.cost import CostObserver

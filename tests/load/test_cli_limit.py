@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.cli.load_options import MAX_TURNS
-from harness.cli.load_template import template_from_scenario
 from harness.load import read_plan
+from harness.load.scenario_template import template_from_scenario
 from harness.scenarios.limits import DEFAULT_LIMITS
 from harness.scenarios.schema import Scenario
 from tests.scenarios.support import TINY

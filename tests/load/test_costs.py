@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.cli.prices import PricesError, load_prices
 from harness.events import TrimTrigger
-from harness.load.costs import Spend, cache_summary, cost_summary
 from harness.load.tally import LoadTally
+from harness.pricing.reading import PricesError, load_prices
+from harness.pricing.spend import Spend, cache_summary, cost_summary
 from tests.load.spend_events import call, trim
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from fakes.prefix_chain import RowCosts
 from fakes.rows import CanonicalRequest, Row
 from harness.load import build_load_fake, default_template
 from harness.load.fake import MIN_CACHE_KEYS, ROWS_PER_CACHE_KEY
-from harness.load.sketch import RELATIVE_ACCURACY, Sketch
-from harness.load.tally import percentile
+from harness.quantile import percentile
+from harness.sketch import RELATIVE_ACCURACY, Sketch
 
 values = st.lists(
     st.one_of(

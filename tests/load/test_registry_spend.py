@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
 from harness.events import CallOutcome, Event, TrimTrigger
-from harness.load.costs import CacheSummary, Spend, cache_summary, cost_summary
 from harness.load.launcher_summary import locust_summary
-from harness.load.prices import ModelPrice, PriceTable
 from harness.load.registry_spend import REQUEST_SIZES_NOTE, registry_spend
 from harness.load.template import LoadPlan, default_template
+from harness.pricing.spend import CacheSummary, Spend, cache_summary, cost_summary
+from harness.pricing.table import ModelPrice, PriceTable
 from harness.telemetry import PrometheusObserver, reset_multiprocess_dir
 from tests.load.spend_events import call, tally_of, trim, worker_events
 

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 import fakes
 from harness.cli import app
-from harness.cli.load_template import template_from_scenario
 from harness.events import EventBus
 from harness.load import SessionTemplate, build_load_fake
+from harness.load.scenario_template import template_from_scenario
 from harness.load.session import Samples, SessionFactory
 from harness.load.tally import LoadTally
 from harness.scenarios.loader import load_scenario

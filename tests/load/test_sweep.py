@@ -14,7 +14,6 @@ from harness.cli import app
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.interrupt import SIGNAL_EXIT_BASE, StopRequest
 from harness.load import LoadPlan, LoadSummary, Quantiles, TrimRow, default_template
-from harness.load.costs import CacheSummary, CostSummary
 from harness.load.sweep import (
     Sweep,
     SweepSummary,
@@ -24,6 +23,7 @@ from harness.load.sweep import (
     swept,
     value_label,
 )
+from harness.pricing.spend import CacheSummary, CostSummary
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from fakes.engine import FakeProvider
 from fakes.pytest_plugin import FakeServerFactory
 from harness.agent import Agent, Classifier, LoopConfig, Route, RouteTable
 from harness.events import EventBus
-from harness.load.prices import ModelPrice
+from harness.pricing.table import ModelPrice
 from harness.providers import make_client
 from harness.providers.classify import extended_is_overflow
 from harness.proxy.event_sink import EventSink

@@ -1,5 +1,5 @@
 """The cost observer (``telemetry.cost``): hand-worked money, and the same money as the
-load summary for the same events (one pricing formula, ``telemetry.pricing``)."""
+load summary for the same events (one pricing formula, ``harness.pricing.formula``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
 from harness.events import Event, EventSource, ProviderCallFinished, TrimTrigger
-from harness.load.costs import Spend, cost_summary
-from harness.load.prices import ModelPrice, PriceTable
 from harness.load.tally import LoadTally
+from harness.pricing.spend import Spend, cost_summary
+from harness.pricing.table import ModelPrice, PriceTable
 from harness.telemetry import names as n
 from harness.telemetry.cost import CostObserver
 from harness.telemetry.setup import TelemetryOptions, build_telemetry

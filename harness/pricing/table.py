@@ -10,7 +10,7 @@ The file is YAML (``docs/prices.example.yaml`` is a dated example with its sourc
 
 ``cache_write`` defaults to ``input`` (providers that do not charge writes apart bill them
 as input). Every problem is reported as ``file:line: key.path: expected ..., found ...``
-(``harness.cli.prices.load_prices``); the CLI exits 2 before running anything.
+(``harness.pricing.reading.load_prices``); the CLI exits 2 before running anything.
 """
 
 from __future__ import annotations
@@ -20,10 +20,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# The formula is telemetry's, so the summary and the cost metrics share it.
-from harness.telemetry.pricing import PER_TOKENS, Usage, lost
-
-__all__ = ["PER_TOKENS", "ModelPrice", "PriceTable", "Usage", "lost"]
+from harness.pricing.formula import PriceOf
 
 Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
@@ -51,3 +48,14 @@ class PriceTable(BaseModel):
 
     def price(self, model: str) -> ModelPrice | None:
         return self.models.get(model)
+
+
+def price_lookup(table: PriceTable, price_as: str | None = None) -> PriceOf:
+    """The cost observer's lookup: each call's model priced by its own entry, or every
+    call as ``price_as`` (``--price-as``: the fakes' model names are not providers')."""
+
+    def price_of(model: str | None) -> ModelPrice | None:
+        name = price_as or model
+        return table.price(name) if name else None
+
+    return price_of

@@ -1,4 +1,4 @@
-"""Read a price table file (``harness.load.prices``): YAML, every problem named
+"""Read a price table file (``harness.pricing.table``): YAML, every problem named
 ``file:line: key.path: expected ..., found ...`` as the scenario loader names them.
 
 The file is read as a scenario file is (``harness.scenarios.loader``): a regular file only,
@@ -13,12 +13,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness.load.prices import ModelPrice, PriceTable
+from harness.pricing.table import PriceTable
 from harness.runtime import HarnessError
 from harness.scenarios.limits import DEFAULT_LIMITS, Limits
 from harness.scenarios.loader import ScenarioError, locate, parse, read_text
 from harness.scenarios.problems import found, validation_problems
-from harness.telemetry.cost import PriceOf
 
 
 class PricesError(HarnessError):
@@ -40,17 +39,6 @@ def load_prices(path: Path, limits: Limits = DEFAULT_LIMITS) -> PriceTable:
     except ValidationError as exc:
         problems = validation_problems(PriceTable, exc, data, lambda loc: locate(root, loc))
         raise PricesError([f"{path}:{line}: {what}" for line, what in problems]) from exc
-
-
-def price_lookup(table: PriceTable, price_as: str | None = None) -> PriceOf:
-    """The cost observer's lookup: each call's model priced by its own entry, or every
-    call as ``price_as`` (``--price-as``: the fakes' model names are not providers')."""
-
-    def price_of(model: str | None) -> ModelPrice | None:
-        name = price_as or model
-        return table.price(name) if name else None
-
-    return price_of
 
 
 def read_pricing(path: Path | None, price_as: str | None) -> PriceTable | None:

@@ -1,4 +1,4 @@
-"""What a load run's prompts cost: cache use, cache loss and, with a price table, money.
+"""What a run's prompts cost: cache use, cache loss and, with a price table, money.
 
 Figures come from the provider-reported usage of calls (a ``Spend``: an asyncio run's
 ``LoadTally``, or a Locust run's aggregated metrics, ``harness.load.registry_spend``):
@@ -11,12 +11,24 @@ providers'); otherwise it is left out and a note says why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from harness.load.prices import PriceTable, Usage, lost
-from harness.load.sketch import Sketch
-from harness.load.tally import LoadTally
+from harness.pricing.formula import Usage, lost
+from harness.pricing.table import PriceTable
+from harness.sketch import Sketch
+
+
+class Tally(Protocol):
+    """What ``Spend.of`` reads from a run's counts (``harness.load.tally.LoadTally``)."""
+
+    @property
+    def usage(self) -> Mapping[str, Sequence[int]]: ...
+    @property
+    def cache_loss(self) -> Mapping[str, int]: ...
+    @property
+    def request_tokens(self) -> Sketch: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +45,7 @@ class Spend:
     """The calls' reported input sizes; ``None`` when the run did not keep them (Locust)."""
 
     @classmethod
-    def of(cls, tally: LoadTally) -> Spend:
+    def of(cls, tally: Tally) -> Spend:
         return cls(
             usage={model: Usage(*totals) for model, totals in tally.usage.items()},
             cache_loss=dict(tally.cache_loss),

@@ -1,13 +1,14 @@
 """The one pricing formula: what reported usage costs at a model's rates per million tokens.
 
-The load summary (``harness.load.costs``) and the cost observer (``telemetry.cost``) both
-price with it, so a dashboard's cost and a summary's cost cannot disagree. It lives here,
-stdlib-only, because telemetry may not import ``harness.load`` (the architecture table);
-``harness.load.prices`` re-exports it beside the price table whose entries are ``Rates``.
+The run's summary (``harness.pricing.spend``) and the cost observer (``telemetry.cost``)
+both price with it, so a dashboard's cost and a summary's cost cannot disagree. It is
+stdlib-only, the one module of the pricing room telemetry may import (the architecture
+table): the table file's reader needs pydantic and the scenario loader's input contract.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -15,7 +16,7 @@ PER_TOKENS: Final = 1_000_000
 
 
 class Rates(Protocol):
-    """A model's prices per ``PER_TOKENS`` tokens (``harness.load.prices.ModelPrice``)."""
+    """A model's prices per ``PER_TOKENS`` tokens (``harness.pricing.table.ModelPrice``)."""
 
     @property
     def input(self) -> float: ...
@@ -25,6 +26,10 @@ class Rates(Protocol):
     def write(self) -> float: ...
     @property
     def output(self) -> float: ...
+
+
+PriceOf = Callable[[str | None], Rates | None]
+"""A model name (``None`` when the event has none) to its rates, or ``None``: no price."""
 
 
 @dataclass(frozen=True, slots=True)
