@@ -1,7 +1,7 @@
 """The decision core of a fake: from a request's bytes to the answer a provider would give.
 
 Order, per generation request: the script's step for this call is taken; the body is
-parsed, checked as the real API checks it (``fakes.request_checks``), its OpenAI
+parsed, checked as the real API checks it (``fakes.serving.request_checks``), its OpenAI
 Responses ``previous_response_id`` resolved from the fake's stored responses, and
 decoded (tool pairing checked); a script with ``when`` steps chooses its
 step now, from the decoded request; a scripted ``server_error`` / ``rate_limit``
@@ -23,23 +23,35 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast, get_args
 
-from fakes import caching as prompt_cache
-from fakes.answer import Answer
-from fakes.auth import auth_answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
-from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
+from fakes.counting.counters import (
+    CounterName,
+    TokenCount,
+    TokenCounter,
+    count_request,
+    get_counter,
+)
 from fakes.fake_model import FakeModel
-from fakes.faults import fault_answer, shape
-from fakes.log import Outcome, RequestLog
-from fakes.planning import planned_calls, reported_usage
 from fakes.profiles import ProviderProfile, profile
-from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, decorate, prepare
-from fakes.request_checks import check_request
-from fakes.responses_store import ResponseStore, settle
 from fakes.rows import CanonicalRequest
-from fakes.script import FakeBehaviour, FakeScript, Fault
-from fakes.script_follow import ScriptCursor
-from fakes.templates import render
+from fakes.scripting.planning import planned_calls, reported_usage
+from fakes.scripting.script import FakeBehaviour, FakeScript, Fault
+from fakes.scripting.script_follow import ScriptCursor
+from fakes.scripting.templates import render
+from fakes.serving.answer import Answer
+from fakes.serving.auth import auth_answer
+from fakes.serving.faults import fault_answer, shape
+from fakes.serving.log import Outcome, RequestLog
+from fakes.serving.request_checks import check_request
+from fakes.simulations import caching as prompt_cache
+from fakes.simulations.provider_side import (
+    DEFAULT_PROVIDER_SIDE,
+    Edited,
+    ProviderSide,
+    decorate,
+    prepare,
+)
+from fakes.simulations.responses_store import ResponseStore, settle
 from fakes.wire import wire_for
 from fakes.wire.base import (
     ReplyPlan,
@@ -75,7 +87,7 @@ class FakeProvider:
 
     Thread-safe: calls are numbered under a lock; the log has its own.
     ``provider_side`` (set after construction) says how the fake treats provider-side
-    context management (``fakes.provider_side``).
+    context management (``fakes.simulations.provider_side``).
     """
 
     provider_side: ProviderSide = DEFAULT_PROVIDER_SIDE
@@ -104,7 +116,8 @@ class FakeProvider:
         self._cursor = ScriptCursor(self.script)  # where a ``when`` script is
         self.variant = variant
         self.clock = clock
-        # Prompt caching as the provider does it (``fakes.caching``); ``none`` turns it off.
+        # Prompt caching as the provider does it (``fakes.simulations.caching``); ``none``
+        # turns it off.
         self.caching = caching or prompt_cache.default_policy(self.profile.name)
         self.cache_store = cache_store or prompt_cache.PrefixStore()
         self.responses = ResponseStore()  # OpenAI Responses' stored responses
@@ -144,7 +157,8 @@ class FakeProvider:
         return index, self.script.behaviour_for(index)
 
     def follow(self, request: CanonicalRequest | None) -> FakeBehaviour:
-        """The step of a ``when`` script that answers this request (``fakes.script_follow``)."""
+        """The step of a ``when`` script that answers this request
+        (``fakes.scripting.script_follow``)."""
         with self._lock:
             if self._cursor.script is not self.script:  # the script was replaced
                 self._cursor = ScriptCursor(self.script)

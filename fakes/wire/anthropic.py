@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakes.caching import UNCOUNTED_BLOCKS_OPTION, Breakpoint
 from fakes.catalogue import WireName
 from fakes.rows import (
     Attachment,
@@ -32,6 +31,7 @@ from fakes.rows import (
     tool_call_row,
     tool_result_row,
 )
+from fakes.simulations.caching import UNCOUNTED_BLOCKS_OPTION, Breakpoint
 from fakes.wire.anthropic_cache import check_count, marked, marker_ttl
 from fakes.wire.anthropic_shape import TOOL_CALLER, anthropic_error, delta_usage, message_usage
 from fakes.wire.base import (

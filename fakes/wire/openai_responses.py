@@ -8,7 +8,7 @@ row. ``reasoning`` items are not counted.
 
 Pairing, with the API's real messages: an output whose ``call_id`` no earlier call has,
 and a call with no later output, are 400s. ``previous_response_id`` is resolved before
-decoding by the fake's store (``fakes.responses_store``); one left here is refused.
+decoding by the fake's store (``fakes.simulations.responses_store``); one left here is refused.
 """
 
 from __future__ import annotations

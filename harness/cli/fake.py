@@ -22,7 +22,7 @@ from fakes import (
     ProviderSide,
     serve_forever,
 )
-from fakes.mounts import LOOPBACK
+from fakes.serving.mounts import LOOPBACK
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.paths import MAX_PORT, check_host, check_port
 from harness.cli.provider_lists import FAKES_NOTE, unknown_fake

@@ -39,7 +39,7 @@ from harness.cli.proxy_options import (
 from harness.cli.sut_check import EXIT_INVALID
 from harness.events import EventBus
 from harness.interrupt import StopRequest, stop_on_signals
-from harness.providers.classify import extended_is_overflow
+from harness.providers.overflow.classify import extended_is_overflow
 from harness.proxy import (
     DEFAULT_UPSTREAM_TIMEOUT_S,
     CassetteRecorder,

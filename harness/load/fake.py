@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from fakes import Exchange, FakeBehaviour, FakeProvider, FakeScript, RequestLog
-from fakes.answer import Answer
-from fakes.caching import CachePolicyName
+from fakes.serving.answer import Answer
+from fakes.simulations.caching import CachePolicyName
 from fakes.wire.base import RequestContext, WireFormat
 from harness.load.template import SESSION_HEADER, ProviderTemplate
 

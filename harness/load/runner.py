@@ -46,7 +46,7 @@ from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, write_plan
 from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
 from harness.progress import Tracker
-from harness.providers.canonical import decoded_row
+from harness.providers.clients.canonical import decoded_row
 from harness.runtime.text import counted
 
 STOP_GRACE_S = 5.0

@@ -27,9 +27,9 @@ from harness.agent import (
     template_tool,
 )
 from harness.events import EventBus, Observer
-from harness.providers.anthropic import AnthropicClient
-from harness.providers.factory import make_client
-from harness.providers.transport import sequential_call_ids
+from harness.providers.clients.anthropic import AnthropicClient
+from harness.providers.plumbing.factory import make_client
+from harness.providers.plumbing.transport import sequential_call_ids
 from harness.runtime import (
     ChatMessage,
     HistoryPruning,

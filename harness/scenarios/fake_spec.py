@@ -71,7 +71,7 @@ class FaultSpec(_Strict):
 
 
 class WhenSpec(_Strict):
-    """Which request a step answers (``fakes.script.StepCondition``); every key given
+    """Which request a step answers (``fakes.scripting.script.StepCondition``); every key given
     must hold, and at least one is given."""
 
     user_turn: Annotated[int, Field(ge=1)] | None = Field(

@@ -34,7 +34,7 @@ gives ``trimscope.provider`` (``ATTR_PROVIDER``; our ``trimscope_*`` metrics say
 
 WELL_KNOWN_PROVIDER_NAMES: Final = MappingProxyType(
     {
-        # client kinds (harness.providers.factory.CLIENT_CLASSES)
+        # client kinds (harness.providers.plumbing.factory.CLIENT_CLASSES)
         "openai": "openai",
         "openai-responses": "openai",
         "azure": "azure.ai.openai",

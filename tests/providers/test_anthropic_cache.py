@@ -9,7 +9,7 @@ import httpx
 
 import fakes
 from harness.providers import ProviderRequest
-from harness.providers.anthropic import AnthropicClient, build_messages_request
+from harness.providers.clients.anthropic import AnthropicClient, build_messages_request
 from harness.runtime import ChatMessage
 
 SYSTEM = ChatMessage("system", "s" * 8000)  # 2004 tokens: cacheable on Sonnet (1024)

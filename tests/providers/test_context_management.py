@@ -17,7 +17,7 @@ from harness.providers import (
     ProviderRequestRejected,
     make_client,
 )
-from harness.providers.context_management import (
+from harness.providers.clients.context_management import (
     COMPACT_BETA,
     CONTEXT_MANAGEMENT_BETA,
     ClearToolUses,
@@ -25,7 +25,7 @@ from harness.providers.context_management import (
     ProviderContext,
     ProviderEdit,
 )
-from harness.providers.openai_responses import OpenAIResponsesClient
+from harness.providers.clients.openai_responses import OpenAIResponsesClient
 from harness.runtime import (
     ChatMessage,
     CompactionOutcome,
