@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, cast, get_args
+from typing import Any
 
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
 from fakes.counting.counters import (
@@ -31,6 +31,7 @@ from fakes.counting.counters import (
     count_request,
     get_counter,
 )
+from fakes.engine_rules import STREAMING_WIRES, BodyIds, body_numbers, exceeds, stream_media
 from fakes.fake_model import FakeModel
 from fakes.profiles import ProviderProfile, profile
 from fakes.rows import CanonicalRequest
@@ -57,7 +58,6 @@ from fakes.wire.base import (
     ReplyPlan,
     RequestContext,
     StopReason,
-    StreamMedia,
     WireError,
     WireFormat,
 )
@@ -66,9 +66,6 @@ from fakes.wire.common import Invalid
 _BAD_JSON = (
     "We could not parse the JSON body of your request. The API expects a JSON payload, but "
     "what was sent was not valid JSON."
-)
-STREAMING_WIRES: frozenset[WireName] = frozenset(
-    {"openai_chat", "openai_responses", "anthropic", "ollama", "gemini"}
 )
 _NAMESPACE = uuid.UUID("6f2b7d43-3c5e-4a8e-9d7c-2a1f5b0c9e11")
 
@@ -310,24 +307,10 @@ class FakeProvider:
         index: int,
         retry_after: int = 1,
     ) -> dict[str, object]:
-        window = self.window_for(request)
-        total = tokens.total if tokens else 0
-        completion = (request.max_output_tokens or 0) if request else 0
-        trigger = total + completion if entry and entry.trigger == "input_plus_output" else total
         uid, request_id = self.ids(index)
-        return {
-            "window": window,
-            "input": total,
-            "messages": tokens.messages if tokens else 0,
-            "tools": tokens.tools if tokens else 0,
-            "completion": completion,
-            "requested": total + completion,
-            "excess": max(0, trigger - window),
-            "model": request.model if request and request.model else self.model.name,
-            "request_id": request_id,
-            "uuid": uid,
-            "retry_after": retry_after,
-        }
+        model = request.model if request and request.model else self.model.name
+        ids = BodyIds(model, request_id, uid, retry_after)
+        return body_numbers(request, tokens, entry, self.window_for(request), ids)
 
     def _fault(
         self,
@@ -400,15 +383,3 @@ class FakeProvider:
         if request.stream and wire.name in STREAMING_WIRES:
             return Answer(200, events=wire.stream(plan), media=stream_media(wire, request))
         return Answer(200, wire.reply(plan))
-
-
-def stream_media(wire: WireFormat, request: CanonicalRequest) -> StreamMedia:
-    """The wire's stream media, or the one the request asked for (Gemini's ``alt``)."""
-    media = request.options.get("stream_media")
-    return cast(StreamMedia, media) if media in get_args(StreamMedia) else wire.stream_media
-
-
-def exceeds(entry: OverflowEntry, total: int, completion: int, window: int) -> bool:
-    if entry.trigger == "input_plus_output":
-        return total + completion > window
-    return total > window
