@@ -18,7 +18,7 @@ from fakes.engine import FakeProvider
 from fakes.profiles import Endpoint
 from fakes.rows import JSONValue
 from fakes.simulations.responses_store import DELETED_OBJECT, NOT_FOUND_MESSAGE
-from fakes.wire.openai_chat import openai_error_body
+from fakes.wire.common import openai_error_body
 
 
 def _not_found(response_id: str) -> tuple[int, JSONValue]:

@@ -45,8 +45,7 @@ from typing import Any
 
 from fakes.rows import JSONValue
 from fakes.wire.base import StreamEvent
-from fakes.wire.common import Invalid
-from fakes.wire.openai_chat import text_pieces
+from fakes.wire.common import Invalid, text_pieces
 
 MIN_BUDGET_TOKENS = 1_024
 THINKING_TEXT = "Thinking about turn {turn} before answering."

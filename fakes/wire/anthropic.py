@@ -52,8 +52,8 @@ from fakes.wire.common import (
     required,
     schema,
     string,
+    text_pieces,
 )
-from fakes.wire.openai_chat import text_pieces
 
 CONTEXT_WINDOW_STOP_BETA = "model-context-window-exceeded-2025-08-26"
 UNANSWERED = (

@@ -31,7 +31,7 @@ from harness.providers.clients.canonical import (
     WireRow,
     decode_rows,
 )
-from harness.providers.clients.openai_chat import parse_tool_call, user_content
+from harness.providers.clients.common import parse_tool_call, user_content
 from harness.providers.clients.toolschema import openai_function_tool
 from harness.providers.plumbing.base import ProviderReply, ProviderRequest, Usage
 from harness.providers.plumbing.transport import HttpProviderClient, IdFactory

@@ -39,8 +39,8 @@ from harness.providers.clients.canonical import (
     decode_rows,
     tool_names_by_id,
 )
+from harness.providers.clients.common import parse_tool_call
 from harness.providers.clients.images import InlineImage
-from harness.providers.clients.openai_chat import parse_tool_call
 from harness.providers.clients.toolschema import openai_function_tool
 from harness.providers.plumbing.base import ProviderReply, ProviderRequest, Usage
 from harness.providers.plumbing.transport import HttpProviderClient, IdFactory

@@ -26,15 +26,13 @@ from collections.abc import Sequence
 
 from harness.providers.clients.canonical import (
     ImagePart,
-    Part,
     SystemRow,
-    TextPart,
     ToolRow,
     UserRow,
     WireRow,
     decode_rows,
 )
-from harness.providers.clients.images import image_uri
+from harness.providers.clients.common import image_url_part, parse_tool_call, user_content
 from harness.providers.clients.toolschema import openai_function_tool
 from harness.providers.plumbing.base import ProviderReply, ProviderRequest, Usage
 from harness.providers.plumbing.transport import HttpProviderClient, IdFactory
@@ -44,7 +42,6 @@ from harness.providers.plumbing.wirejson import (
     as_list,
     as_object,
     child,
-    dumps,
     integer,
     require_object,
     string,
@@ -104,22 +101,8 @@ def _tool_call(call: ToolCall) -> JsonObject:
     }
 
 
-def _image_url(part: ImagePart) -> JsonObject:
-    return {"type": "image_url", "image_url": {"url": image_uri(part.image)}}
-
-
-def user_content(parts: Sequence[Part]) -> str | list[JsonObject]:
-    """Plain text when there is no image; content parts otherwise (also used by Cohere)."""
-    if all(isinstance(p, TextPart) for p in parts):
-        return "".join(p.text for p in parts if isinstance(p, TextPart))
-    return [
-        {"type": "text", "text": p.text} if isinstance(p, TextPart) else _image_url(p)
-        for p in parts
-    ]
-
-
 def _image_message(images: Sequence[ImagePart]) -> JsonObject:
-    return {"role": "user", "content": [_image_url(p) for p in images]}
+    return {"role": "user", "content": [image_url_part(p) for p in images]}
 
 
 def parse_chat_reply(body: object, new_id: IdFactory) -> ProviderReply:
@@ -144,19 +127,6 @@ def _content_text(content: object) -> str | None:
         return content
     texts = [string(as_object(part), "text") for part in as_list(content)]
     return "".join(text for text in texts if text is not None)
-
-
-def parse_tool_call(item: object, new_id: IdFactory) -> ToolCall:
-    """``{"id", "function": {"name", "arguments"}}`` (OpenAI, Cohere, Ollama native, whose
-    arguments arrive as an object and are re-encoded as JSON text)."""
-    call = require_object(item, "tool call")
-    function = require_object(call.get("function"), "tool call function")
-    name = string(function, "name")
-    if name is None:
-        raise WireShapeError("tool call without a function name")
-    arguments = function.get("arguments")
-    text = arguments if isinstance(arguments, str) else dumps(arguments or {})
-    return ToolCall(string(call, "id") or new_id(), name, text)
 
 
 def openai_usage(usage: JsonObject | None) -> Usage:
