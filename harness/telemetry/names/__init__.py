@@ -25,8 +25,8 @@ from harness.runtime.constants import REASON_BUDGET, REASON_TURN_LIMIT
 # (metric_spec), the source label and the wire observer's names (wire_names) live in modules
 # of their own (module size); re-exported here so that observers, dashboards and tests keep
 # one import.
-from harness.telemetry.metric_spec import *  # noqa: F403
-from harness.telemetry.metric_spec import (
+from harness.telemetry.names.metric_spec import *  # noqa: F403
+from harness.telemetry.names.metric_spec import (
     DROPPED_MESSAGES_BUCKETS,
     DROPPED_TURNS_BUCKETS,
     ESTIMATE_ACCURACY_BUCKETS,
@@ -35,11 +35,11 @@ from harness.telemetry.metric_spec import (
     UTILIZATION_BUCKETS,
     MetricSpec,
 )
-from harness.telemetry.provider_names import *  # noqa: F403
-from harness.telemetry.provider_names import LABEL_ROUTE
-from harness.telemetry.span_names import *  # noqa: F403
-from harness.telemetry.wire_names import *  # noqa: F403
-from harness.telemetry.wire_names import LABEL_SOURCE, SPAN_WIRE_FINDING, WIRE_METRICS
+from harness.telemetry.names.providers import *  # noqa: F403
+from harness.telemetry.names.providers import LABEL_ROUTE
+from harness.telemetry.names.spans import *  # noqa: F403
+from harness.telemetry.names.wire import *  # noqa: F403
+from harness.telemetry.names.wire import LABEL_SOURCE, SPAN_WIRE_FINDING, WIRE_METRICS
 
 # --- instrumentation scope ------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.telemetry.metric_spec import DROPPED_MESSAGES_BUCKETS, MetricSpec
+from harness.telemetry.names.metric_spec import DROPPED_MESSAGES_BUCKETS, MetricSpec
 
 LABEL_SOURCE: Final = "source"
 """``agent`` (the reference agent's loop) or ``wire`` (the wire observer, through the proxy):
