@@ -297,10 +297,12 @@ class AnthropicClient(HttpProviderClient):
     """Messages API over the injected client; streams when ``request.stream`` is set."""
 
     provider_kind = "anthropic"
-    cache_breakpoints: CacheBreakpoints = DEFAULT_CACHE_BREAKPOINTS
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(
+        self, *, cache_breakpoints: CacheBreakpoints = DEFAULT_CACHE_BREAKPOINTS, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
+        self.cache_breakpoints = cache_breakpoints
         self.kept_compactions = KeptCompactions()
 
     def auth_headers(self) -> dict[str, str]:

@@ -17,13 +17,19 @@ exercised through the classifiers only.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 import httpx
 
-from harness.providers.clients.anthropic import AnthropicClient
+from harness.providers.clients.anthropic import (
+    DEFAULT_CACHE_BREAKPOINTS,
+    AnthropicClient,
+    CacheBreakpoints,
+)
 from harness.providers.clients.cohere import CohereClient
+from harness.providers.clients.context_management import ProviderContext
 from harness.providers.clients.gemini import GeminiClient
 from harness.providers.clients.ollama import OllamaClient
 from harness.providers.clients.openai_chat import AzureOpenAIChatClient, OpenAIChatClient
@@ -60,6 +66,19 @@ CLIENT_CLASSES: Final[Mapping[str, type[HttpProviderClient]]] = MappingProxyType
 PROVIDER_KINDS: Final = tuple(CLIENT_CLASSES)
 
 
+@dataclass(frozen=True, slots=True)
+class WireOptions:
+    """What a route asks of its wire beyond each request, given when its client is built:
+    provider-side context management, and Anthropic's cache breakpoints (wires without
+    such fields ignore them)."""
+
+    provider_context: ProviderContext | None = None
+    cache_breakpoints: CacheBreakpoints = DEFAULT_CACHE_BREAKPOINTS
+
+
+NO_WIRE_OPTIONS: Final = WireOptions()
+
+
 def make_client(
     kind: str,
     *,
@@ -70,14 +89,19 @@ def make_client(
     extra_headers: Mapping[str, str] | None = None,
     clock: Clock = utc_now,
     id_factory: IdFactory = new_call_id,
+    options: WireOptions = NO_WIRE_OPTIONS,
 ) -> HttpProviderClient:
     """The client for ``kind``; its ``provider_kind`` is ``kind`` and errors render with
-    ``provider_name`` (default: ``kind``). Raises ``ValueError`` for an unknown kind."""
+    ``provider_name`` (default: ``kind``). Raises ``ValueError`` for an unknown kind.
+    ``options``: what the route asks of its wire beyond each request."""
     try:
         cls = CLIENT_CLASSES[kind]
     except KeyError:
         known = ", ".join(PROVIDER_KINDS)
         raise ValueError(f"unknown provider kind {kind!r}; known kinds: {known}") from None
+    extra: dict[str, Any] = {}
+    if issubclass(cls, AnthropicClient):
+        extra["cache_breakpoints"] = options.cache_breakpoints
     return cls(
         client=client,
         base_url=base_url,
@@ -87,4 +111,6 @@ def make_client(
         extra_headers=extra_headers,
         clock=clock,
         id_factory=id_factory,
+        provider_context=options.provider_context,
+        **extra,
     )

@@ -84,13 +84,11 @@ class HttpProviderClient(abc.ABC):
     choose a classifier: every error carries every verdict (``ProviderError.verdicts``)
     and the agent decides with the one it is configured with.
     ``clock`` dates ``Retry-After`` HTTP dates; ``id_factory`` names tool calls that arrive
-    without an id.
+    without an id. ``provider_context``: the route's provider-side context management (wires
+    without such fields ignore it; the conformance probe swaps it per probe).
     """
 
     provider_kind: str = ""
-    # The route's provider-side context management (set by the composition root); wires
-    # without such fields ignore it.
-    provider_context: ProviderContext | None = None
 
     def __init__(
         self,
@@ -103,8 +101,10 @@ class HttpProviderClient(abc.ABC):
         extra_headers: Mapping[str, str] | None = None,
         clock: Clock = utc_now,
         id_factory: IdFactory = new_call_id,
+        provider_context: ProviderContext | None = None,
     ) -> None:
         self._client = client
+        self.provider_context = provider_context
         self.base_url = base_url.rstrip("/")
         self._urls: dict[str, httpx.URL] = {}
         self._api_key = api_key
