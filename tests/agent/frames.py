@@ -1,4 +1,5 @@
-"""Client frames that imitate the reference's wire shapes (spec 7, 13).
+"""Client frames that imitate the reference's wire shapes (spec 7, 13): a test helper (the
+harness emits events, never frames; these pin what a client of the reference reads).
 
 Field names are the reference's; keys are written in the order the reference serialises
 them. Unknown capacity is never put on the wire: ``model_context_window`` is omitted
