@@ -282,7 +282,7 @@ WIRE_DELEGATIONS = {("fakes.wire.bedrock", "fakes.wire.anthropic")}
 
 
 def _sibling_wire_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
-    found = []
+    found: list[tuple[str, str]] = []
     for package, wires in WIRES.items():
         targets = {f"{package}.{wire}" for wire in wires}
         for module, imported in graph.items():
