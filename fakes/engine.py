@@ -203,7 +203,15 @@ class FakeProvider:
         """The body as the model sees it once provider-side edits are applied."""
         window, side = self.model.context_window, self.provider_side
         count = lambda edited: self.count(wire.decode(edited, ctx)).total  # noqa: E731
-        return prepare(wire.name, body, ctx.headers, count, self.counter.count_text, window, side)
+        return prepare(
+            wire.name,
+            body,
+            ctx.headers,
+            count,
+            self.counter.count_text,
+            window=window,
+            side=side,
+        )
 
     def _rejected(self, error: WireError) -> Answer:
         return Answer(
@@ -228,7 +236,7 @@ class FakeProvider:
         if behaviour.fault is not None and behaviour.fault.kind == "auth":
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body
         else:
-            answer = self._decide(wire, decoded, tokens, index, behaviour, ctx)
+            answer = self._decide(wire, decoded, tokens, index, behaviour=behaviour, ctx=ctx)
         answer = decorate(answer, decoded.edited)
         if wire.name == "openai_responses" and request is not None:
             answer = settle(self.responses, decoded.sent, decoded.resolved, answer)
@@ -247,6 +255,7 @@ class FakeProvider:
         decoded: _Decoded,
         tokens: TokenCount | None,
         index: int,
+        *,
         behaviour: FakeBehaviour,
         ctx: RequestContext,
     ) -> Answer:
@@ -259,11 +268,20 @@ class FakeProvider:
         entry = self.judge(wire, request, tokens, forced=bool(fault and fault.kind == "overflow"))
         cache = prompt_cache.NO_CACHE  # a refused overflow caches nothing
         if entry is None or entry.delivery != "error":
-            args = (self.counter, request, tokens, ctx.headers, self.clock())
-            cache = prompt_cache.simulate(self.caching, self.cache_store, *args)
-        plan = self.plan(wire, request, tokens, entry, behaviour, index, cache)
+            cache = prompt_cache.simulate(
+                self.caching,
+                self.cache_store,
+                self.counter,
+                request,
+                tokens,
+                headers=ctx.headers,
+                now=self.clock(),
+            )
+        plan = self.plan(
+            wire, request, tokens, entry, behaviour=behaviour, index=index, cache=cache
+        )
         if entry is not None and entry.delivery == "error":
-            return self._overflow(wire, request, tokens, entry, plan, index)
+            return self._overflow(wire, request, tokens, entry, plan=plan, index=index)
         answer = self._reply(wire, request, plan)
         outcome: dict[str, Outcome] = {
             "truncate": "truncated",
@@ -330,6 +348,7 @@ class FakeProvider:
         request: CanonicalRequest,
         tokens: TokenCount,
         entry: OverflowEntry,
+        *,
         plan: ReplyPlan,
         index: int,
     ) -> Answer:
@@ -351,6 +370,7 @@ class FakeProvider:
         request: CanonicalRequest,
         tokens: TokenCount,
         entry: OverflowEntry | None,
+        *,
         behaviour: FakeBehaviour,
         index: int,
         cache: prompt_cache.CacheUsage = prompt_cache.NO_CACHE,

@@ -42,6 +42,9 @@ _ATTACHMENT_KINDS = ("image", "audio", "video", "document")
 _MARKER_KINDS = tuple(kind.upper() for kind in _ATTACHMENT_KINDS)
 _USIZE_MAX = 2**64 - 1
 _DRIVE_PATH = re.compile(r"[A-Za-z]:[\\/]")
+_UNC_PREFIX = "\\\\"
+_BRACKETS = len("[]")
+_HEADER_LINES = 2  # the prefix line and the count header
 
 
 def div_ceil(numerator: int, denominator: int) -> int:
@@ -70,7 +73,7 @@ def _normalize_ref(ref: str) -> str:
 def is_loadable_image_ref(ref: str) -> bool:
     if ref.startswith(("/", "http://", "https://", "data:")) or _DRIVE_PATH.match(ref):
         return True
-    if ref.startswith("\\\\") and len(ref) > 2 and ref[2] not in "?.":
+    if ref.startswith(_UNC_PREFIX) and len(ref) > len(_UNC_PREFIX) and ref[2] not in "?.":
         server, sep, share = ref[2:].partition("\\")
         return bool(server and sep and share)
     return False
@@ -139,7 +142,7 @@ def _parse_native(content: str) -> Carrier | None:
 
 
 def _marker_kind(line: str) -> str | None:
-    if len(line) < 2 or not (line.startswith("[") and line.endswith("]")):
+    if len(line) < _BRACKETS or not (line.startswith("[") and line.endswith("]")):
         return None
     kind, sep, target = line[1:-1].partition(":")
     if not sep or not target or kind not in _MARKER_KINDS:
@@ -162,7 +165,7 @@ def _parse_prompt(content: str) -> Carrier | None:
     if lines[0] != TOOL_RESULTS_PREFIX:
         return None
     legacy = Carrier(content, (), declared=False)
-    count = _count_header(lines[1]) if len(lines) >= 2 else None
+    count = _count_header(lines[1]) if len(lines) >= _HEADER_LINES else None
     if count is None or len(lines) < 2 + count:
         return legacy
     kinds = [_marker_kind(line) for line in lines[2 : 2 + count]]

@@ -42,6 +42,8 @@ REPLY_PRIMING = 3
 IMAGE_TOKENS = 765
 TOOL_OVERHEAD = 8
 SHORT_WORD_LETTERS = 10
+ASTRAL_UTF8_BYTES = 4
+"""A character outside the Basic Multilingual Plane: 4 bytes in UTF-8, 2 tokens."""
 
 _PIECE = re.compile(
     r"""
@@ -63,7 +65,7 @@ def _piece_tokens(kind: str | None, piece: str) -> int:
         return div_ceil(len(piece), 4)
     if kind == "punct":
         return div_ceil(len(piece), 2)
-    if kind == "other" and len(piece.encode("utf-8", "surrogatepass")) == 4:
+    if kind == "other" and len(piece.encode("utf-8", "surrogatepass")) == ASTRAL_UTF8_BYTES:
         return 2
     return 1  # digits group, or one non-ASCII / control character
 

@@ -42,6 +42,8 @@ FaultKind: TypeAlias = Literal[
 ]
 DEFAULT_REPLY_TEXT = "This is a fake reply."
 DEFAULT_HANG_SECONDS = 30.0
+SERVER_ERROR_STATUSES = range(500, 600)
+"""What a ``server_error`` fault may answer: a 5xx status."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +97,7 @@ class Fault:
     after_events: int | None = None
 
     def __post_init__(self) -> None:
-        if self.kind == "server_error" and not 500 <= self.status <= 599:
+        if self.kind == "server_error" and self.status not in SERVER_ERROR_STATUSES:
             raise ValueError(f"server_error needs a 5xx status, not {self.status}")
         if self.kind == "look_alike" and not self.name:
             raise ValueError("look_alike needs the look-alike's name")

@@ -12,6 +12,7 @@ Groq and Mistral add theirs under their own field names.
 from __future__ import annotations
 
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from fakes.engine import FakeProvider
@@ -129,7 +130,7 @@ def _anthropic_count(
     fake: FakeProvider, _: Endpoint, request: DiscoveryRequest
 ) -> tuple[int, JSONValue]:
     status, value = _count(fake, "anthropic", request)
-    if status != 200:
+    if status != HTTPStatus.OK:
         return status, value
     return status, {"input_tokens": value, **_original_tokens(fake, request)}
 
@@ -149,7 +150,7 @@ def _gemini_count(
     fake: FakeProvider, _: Endpoint, request: DiscoveryRequest
 ) -> tuple[int, JSONValue]:
     status, value = _count(fake, "gemini", request)
-    if status != 200:
+    if status != HTTPStatus.OK:
         return status, value
     return 200, {
         "totalTokens": value,

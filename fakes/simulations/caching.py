@@ -375,6 +375,7 @@ def simulate(
     counter: TokenCounter,
     request: CanonicalRequest,
     tokens: TokenCount,
+    *,
     headers: Mapping[str, str],
     now: float,
 ) -> CacheUsage:

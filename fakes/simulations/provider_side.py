@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from http import HTTPStatus
 from typing import Any, Literal, TypeAlias
 
 from fakes.serving.answer import Answer
@@ -92,6 +93,7 @@ def prepare(
     headers: Mapping[str, str],
     count: Counter,
     count_text: Callable[[str], int],
+    *,
     window: int,
     side: ProviderSide,
 ) -> Edited:
@@ -258,7 +260,7 @@ def decorate(answer: Answer, edited: Edited | None) -> Answer:
 
 
 def _decorated(answer: Answer, edited: Edited | None) -> Answer:
-    if edited is None or answer.status != 200 or answer.raw is not None:
+    if edited is None or answer.status != HTTPStatus.OK or answer.raw is not None:
         return answer
     if edited.thinking is not None and isinstance(answer.body, dict):
         answer = replace(answer, body=add_block(answer.body, edited.thinking))

@@ -27,6 +27,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 
 from fakes.rows import JSONValue
@@ -125,7 +126,7 @@ class ResponseStore:
     def keep(self, sent: Any, resolved: Any, status: int, response: Any) -> None:
         """Keep a successful answer's response object (``response``: the body, or the
         ``response.completed`` event's response) unless ``store`` is ``false``."""
-        if status != 200 or not isinstance(sent, dict) or not isinstance(response, dict):
+        if status != HTTPStatus.OK or not isinstance(sent, dict) or not isinstance(response, dict):
             return
         if not store_flag(sent) or not isinstance(response.get("id"), str):
             return
@@ -152,7 +153,7 @@ def _responses(answer: Answer) -> tuple[list[dict[str, JSONValue]], Any]:
 def settle(store: ResponseStore, sent: Any, resolved: Any, answer: Answer) -> Answer:
     """Echo the request's settings into the answer's response objects
     (``fakes.simulations.responses_echo``) and keep the response."""
-    if answer.status != 200:
+    if answer.status != HTTPStatus.OK:
         return answer
     found, final = _responses(answer)
     body = sent if isinstance(sent, dict) else {}

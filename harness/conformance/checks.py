@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Final
 
 from harness.conformance.metered import Exchange, Redactor
@@ -112,7 +113,10 @@ def pairing_outcome(probe: str, sent: Sent | None, redact: Redactor) -> PairingO
     error = sent.error
     if is_rate_limit(error):
         return PairingOutcome(probe, "throttled", error.status)
-    client_error = error.status is not None and 400 <= error.status < 500
+    client_error = (
+        error.status is not None
+        and HTTPStatus.BAD_REQUEST <= error.status < HTTPStatus.INTERNAL_SERVER_ERROR
+    )
     outcome = "rejected" if client_error and _about_pairing(error.body) else "failed"
     return PairingOutcome(probe, outcome, error.status, redact.excerpt(error.body))
 
@@ -181,7 +185,9 @@ def _pct(measured: int, declared: int) -> str:
     return f"{(measured - declared) / declared:+.1%}"
 
 
-def window(search: WindowSearch | None, declared: int | None) -> Check:
+def window(  # noqa: PLR0911 (a ladder of verdicts, one return each)
+    search: WindowSearch | None, declared: int | None
+) -> Check:
     title = "Window vs claim"
     if search is None:
         return _check("window", title, Verdict.INCONCLUSIVE, "budget reached before the search")
@@ -217,9 +223,9 @@ def window(search: WindowSearch | None, declared: int | None) -> Check:
 def shape_of(status: int | None, streamed: bool) -> str:
     if status is None:
         return "in_stream_error" if streamed else "no_http_status"
-    if status < 300:
+    if status < HTTPStatus.MULTIPLE_CHOICES:
         return "http_200_error_body"
-    return "http_5xx" if status >= 500 else "http_error"
+    return "http_5xx" if status >= HTTPStatus.INTERNAL_SERVER_ERROR else "http_error"
 
 
 def _error_answer(sent: Sent, redact: Redactor) -> OverflowAnswer | None:
@@ -331,7 +337,8 @@ def look_alike(exchanges: Sequence[Exchange], search: WindowSearch | None, small
     candidates = [
         e for e in exchanges
         if not e.ok and (
-            e.status == 429 or (e.purpose != "recovery" and e.estimate_tokens <= largest)
+            e.status == HTTPStatus.TOO_MANY_REQUESTS
+            or (e.purpose != "recovery" and e.estimate_tokens <= largest)
         )
     ]  # fmt: skip
     fooled = [e for e in candidates if e.reference or e.extended]

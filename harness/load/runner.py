@@ -171,7 +171,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             raise result
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
-    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes)
+    summary = _summary(plan, tally, samples, counts, elapsed=elapsed, cpu=cpu, notes=options.notes)
     summary = with_costs(summary, Spend.of(tally), options.prices, options.price_as)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
 
@@ -203,7 +203,7 @@ async def _run_workers(
 
 def nothing_ran(plan: LoadPlan, notes: Sequence[str], interrupted_by: str) -> LoadSummary:
     """The summary of a run a signal stopped before any session started."""
-    summary = _summary(plan, LoadTally(), Samples(), _Progress(), 0.0, 0.0, notes)
+    summary = _summary(plan, LoadTally(), Samples(), _Progress(), elapsed=0.0, cpu=0.0, notes=notes)
     return interrupted(summary, interrupted_by)
 
 
@@ -217,6 +217,7 @@ def _summary(
     tally: LoadTally,
     samples: Samples,
     counts: _Progress,
+    *,
     elapsed: float,
     cpu: float,
     notes: Sequence[str],

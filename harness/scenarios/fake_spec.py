@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fakes.scripting.script import SERVER_ERROR_STATUSES
 from harness.scenarios.provider_side import ProviderSideSpec
 from harness.scenarios.vocabulary import look_alike_names, raise_if, unknown
 
@@ -59,7 +60,7 @@ class FaultSpec(_Strict):
 
     @model_validator(mode="after")
     def _complete(self) -> FaultSpec:
-        if self.kind == "server_error" and not 500 <= self.status <= 599:
+        if self.kind == "server_error" and self.status not in SERVER_ERROR_STATUSES:
             raise_if(
                 [(("status",), f"expected a 5xx status for server_error, found {self.status}")]
             )

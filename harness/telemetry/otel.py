@@ -152,7 +152,7 @@ class OtelObserver(TypeDispatched):
 
     # --- dispatch -----------------------------------------------------------------------
 
-    def _dispatch(self, event: Event) -> _Handler:
+    def _dispatch(self, event: Event) -> _Handler:  # noqa: PLR0911 (a case per event kind)
         """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted():
@@ -277,7 +277,7 @@ class OtelObserver(TypeDispatched):
             SpanKind.CLIENT,
             {**previous.attributes, n.ATTR_ATTEMPT: attempt},
             previous.end_ns,
-            parent,
+            parent=parent,
         )
         return CallSpan(
             previous.call_id, span, previous.name, previous.attributes, trace_id, attempt=attempt
@@ -293,7 +293,7 @@ class OtelObserver(TypeDispatched):
             SpanKind.INTERNAL,
             tool_start_attributes(event),
             None if self._ns is None else self._ns(event.at),
-            state.parent,
+            parent=state.parent,
         )[0]
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
@@ -372,6 +372,7 @@ class OtelObserver(TypeDispatched):
         kind: SpanKind,
         attributes: Attributes,
         start_ns: int | None,
+        *,
         parent: Context | None = None,
     ) -> tuple[Span, int]:
         """Start a span (under ``parent``, the turn's context, when given) and note its

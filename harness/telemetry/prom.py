@@ -178,7 +178,7 @@ class PrometheusObserver(TypeDispatched):
                 exemplar = self._exemplars(event.session_id)
             self._settle(event.session_id, exemplar, recovered=False)
 
-    def _dispatch(self, event: Event) -> _Handler:  # noqa: PLR0912 (a case per event kind)
+    def _dispatch(self, event: Event) -> _Handler:  # noqa: PLR0911, PLR0912 (a case per event kind)
         """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted() | ToolCallStarted():

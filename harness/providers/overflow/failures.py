@@ -54,6 +54,8 @@ MALFORMED_BODY_ERROR_TYPE: Final = "malformed_body"
 STREAM_INCOMPLETE_ERROR_TYPE: Final = "stream_incomplete"
 
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
+# an error status in the body's ``code``: 4xx or 5xx, 599 the last status HTTP defines
+_ERROR_STATUSES = range(httpx.codes.BAD_REQUEST, 600)
 _DELAY_SECONDS = re.compile(r"\d+(\.\d+)?")
 _RATE_LIMIT_WORDS: Final = ("rate_limit", "ratelimit", "throttl", "too_many_requests", "quota")
 _REJECT_WORDS: Final = ("invalid", "validation", "not_found", "permission", "authentication")
@@ -158,7 +160,7 @@ def _effective_status(status: int | None, body: str) -> int | None:
     if status is not None and status >= httpx.codes.BAD_REQUEST:
         return status
     hinted = integer(error_object(loads_or_none(body)), "code")
-    if hinted is not None and httpx.codes.BAD_REQUEST <= hinted <= 599:
+    if hinted is not None and hinted in _ERROR_STATUSES:
         return hinted
     return None
 
