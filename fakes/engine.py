@@ -203,15 +203,8 @@ class FakeProvider:
         """The body as the model sees it once provider-side edits are applied."""
         window, side = self.model.context_window, self.provider_side
         count = lambda edited: self.count(wire.decode(edited, ctx)).total  # noqa: E731
-        return prepare(
-            wire.name,
-            body,
-            ctx.headers,
-            count,
-            self.counter.count_text,
-            window=window,
-            side=side,
-        )
+        count_text = self.counter.count_text
+        return prepare(wire.name, body, ctx.headers, count, count_text, window=window, side=side)
 
     def _rejected(self, error: WireError) -> Answer:
         return Answer(
