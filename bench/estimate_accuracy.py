@@ -35,7 +35,7 @@ import httpx
 
 from bench.histories import generate_history
 from bench.llama_server import ROOT, installed, running
-from harness.providers.openai_chat import chat_messages
+from harness.providers.clients.openai_chat import chat_messages
 from harness.runtime import ChatMessage, estimate_history_tokens
 from harness.scenarios import load_all
 

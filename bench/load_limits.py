@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.timing import table
-from fakes.caching import PrefixStore, simulate
-from fakes.counters import TokenCount, get_counter
+from fakes.counting.counters import TokenCount, get_counter
 from fakes.rows import CanonicalRequest, Row, ToolSchema
+from fakes.simulations.caching import PrefixStore, simulate
 
 SMALL, LARGE, MEMORY_CONCURRENCY = 2_000, 20_000, 50
 GOAL_MEMORY_GROWTH = 1.1  # issue 28: peak memory at LARGE ÷ at SMALL sessions
@@ -133,7 +133,7 @@ def chain_cost_us() -> float:
     began = time.process_time()
     for i, request in enumerate(requests):
         headers = {"x-trimscope-load-session": f"s{i % 20}"}
-        simulate("openai", store, counter, request, tokens, headers, 0.0)
+        simulate("openai", store, counter, request, tokens, headers=headers, now=0.0)
     return (time.process_time() - began) / CHAIN_REQUESTS * 1e6
 
 

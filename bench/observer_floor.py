@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import statistics
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,6 +201,18 @@ class _RecordingFamily:
         return _RecordingChild(self._real.labels(*values), (self._name, values), self._program)
 
 
+def _children_of(observer: PrometheusObserver) -> Iterator[Children]:
+    """The observer's label children: its own and those of its family helpers
+    (``prom_decisions``, ``prom_wire``: objects with slots)."""
+    for value in vars(observer).values():
+        if isinstance(value, Children):
+            yield value
+        for slot in getattr(type(value), "__slots__", ()):
+            inner = getattr(value, slot, None)
+            if isinstance(inner, Children):
+                yield inner
+
+
 def record_program(events: Sequence[Event], exporter: SpanExporter) -> _Program:
     """Run the observers once on ``events`` through recording proxies: every SDK call they
     make, in order."""
@@ -208,10 +220,9 @@ def record_program(events: Sequence[Event], exporter: SpanExporter) -> _Program:
     otel = OtelObserver(_RecordingProvider(provider(exporter), program))  # type: ignore[arg-type]
     prom = PrometheusObserver(CollectorRegistry(), exemplars=otel.exemplar_of)
     names = {id(prom.metrics.family(spec)): spec.name for spec in n.METRICS}
-    for value in vars(prom).values():
-        if isinstance(value, Children):
-            real = value._family
-            value._family = _RecordingFamily(real, names[id(real)], program)
+    for children in _children_of(prom):
+        real = children._family
+        children._family = _RecordingFamily(real, names[id(real)], program)
     for event in events:
         otel.on_event(event)
         prom.on_event(event)

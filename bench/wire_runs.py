@@ -16,8 +16,8 @@ from io import StringIO
 from typing import Final
 
 from bench.timing import CLOCK, gc_paused
-from harness.providers.base import ProviderRequest
-from harness.providers.openai_chat import build_chat_request
+from harness.providers.clients.openai_chat import build_chat_request
+from harness.providers.plumbing.base import ProviderRequest
 from harness.runtime import ChatMessage, ToolCall
 from harness.runtime.messages import native_tool_call_row, native_tool_result_row
 from harness.wire import (

@@ -8,15 +8,13 @@ Build a fake, then reach it in process, through respx, or over a real socket::
 
 ``fake.log`` records every request, the tokens counted and the answer.
 
-The ways to reach a fake (``fakes.mounts``: respx, httpx transports, uvicorn) are imported
+The ways to reach a fake (``fakes.serving.mounts``: respx, httpx transports, uvicorn) are imported
 on first use (PEP 562): code that only reads the catalogue or builds a fake, such as the
 scenario loader, then does not pay for respx and httpx.
 """
 
 import typing as _typing  # private: the package's public names are its __all__
 
-from fakes.answer import StreamDropped
-from fakes.app import build_app
 from fakes.catalogue import (
     LOOK_ALIKES,
     OVERFLOWS,
@@ -26,7 +24,7 @@ from fakes.catalogue import (
     overflow_entries,
     overflow_entry,
 )
-from fakes.counters import (
+from fakes.counting.counters import (
     COUNTER_NAMES,
     CounterName,
     HeuristicCounter,
@@ -37,8 +35,6 @@ from fakes.counters import (
 )
 from fakes.engine import FakeProvider
 from fakes.fake_model import FakeModel
-from fakes.fault_rates import RATE_KINDS, FaultRates
-from fakes.log import Exchange, RequestLog
 from fakes.profiles import (
     PROFILES,
     PROVIDER_NAMES,
@@ -47,16 +43,9 @@ from fakes.profiles import (
     ProviderProfile,
     profile,
 )
-from fakes.provider_side import (
-    DEFAULT_FOREIGN_HISTORY,
-    FOREIGN_HISTORIES,
-    HANDLINGS,
-    ForeignHistory,
-    Handling,
-    ProviderSide,
-)
 from fakes.rows import CanonicalRequest, Row, ToolSchema
-from fakes.script import (
+from fakes.scripting.fault_rates import RATE_KINDS, FaultRates
+from fakes.scripting.script import (
     FakeBehaviour,
     FakeScript,
     Fault,
@@ -68,9 +57,20 @@ from fakes.script import (
     fail,
     say,
 )
+from fakes.serving.answer import StreamDropped
+from fakes.serving.app import build_app
+from fakes.serving.log import Exchange, RequestLog
+from fakes.simulations.provider_side import (
+    DEFAULT_FOREIGN_HISTORY,
+    FOREIGN_HISTORIES,
+    HANDLINGS,
+    ForeignHistory,
+    Handling,
+    ProviderSide,
+)
 
 if _typing.TYPE_CHECKING:
-    from fakes.mounts import (
+    from fakes.serving.mounts import (
         FakeServer,
         FakeTransport,
         asgi_client,
@@ -87,7 +87,7 @@ _MOUNTS = frozenset(
 def __getattr__(name: str) -> _typing.Any:
     if name not in _MOUNTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from fakes import mounts  # noqa: PLC0415 - the point: imported on first use
+    from fakes.serving import mounts  # noqa: PLC0415 - the point: imported on first use
 
     value = getattr(mounts, name)
     globals()[name] = value  # later lookups skip this function

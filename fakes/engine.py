@@ -1,7 +1,7 @@
 """The decision core of a fake: from a request's bytes to the answer a provider would give.
 
 Order, per generation request: the script's step for this call is taken; the body is
-parsed, checked as the real API checks it (``fakes.request_checks``), its OpenAI
+parsed, checked as the real API checks it (``fakes.serving.request_checks``), its OpenAI
 Responses ``previous_response_id`` resolved from the fake's stored responses, and
 decoded (tool pairing checked); a script with ``when`` steps chooses its
 step now, from the decoded request; a scripted ``server_error`` / ``rate_limit``
@@ -21,31 +21,43 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, cast, get_args
+from typing import Any
 
-from fakes import caching as prompt_cache
-from fakes.answer import Answer
-from fakes.auth import auth_answer
 from fakes.catalogue import OverflowEntry, WireName, overflow_entries, overflow_entry
-from fakes.counters import CounterName, TokenCount, TokenCounter, count_request, get_counter
+from fakes.counting.counters import (
+    CounterName,
+    TokenCount,
+    TokenCounter,
+    count_request,
+    get_counter,
+)
+from fakes.engine_rules import STREAMING_WIRES, BodyIds, body_numbers, exceeds, stream_media
 from fakes.fake_model import FakeModel
-from fakes.faults import fault_answer, shape, with_drawn_fault
-from fakes.log import Outcome, RequestLog
-from fakes.planning import planned_calls, reported_usage
 from fakes.profiles import ProviderProfile, profile
-from fakes.provider_side import DEFAULT_PROVIDER_SIDE, Edited, ProviderSide, decorate, prepare
-from fakes.request_checks import check_request
-from fakes.responses_store import ResponseStore, settle
 from fakes.rows import CanonicalRequest
-from fakes.script import FakeBehaviour, FakeScript, Fault
-from fakes.script_follow import ScriptCursor
-from fakes.templates import render
+from fakes.scripting.planning import planned_calls, reported_usage
+from fakes.scripting.script import FakeBehaviour, FakeScript, Fault
+from fakes.scripting.script_follow import ScriptCursor
+from fakes.scripting.templates import render
+from fakes.serving.answer import Answer
+from fakes.serving.auth import auth_answer
+from fakes.serving.faults import fault_answer, shape, with_drawn_fault
+from fakes.serving.log import Outcome, RequestLog
+from fakes.serving.request_checks import check_request
+from fakes.simulations import caching as prompt_cache
+from fakes.simulations.provider_side import (
+    DEFAULT_PROVIDER_SIDE,
+    Edited,
+    ProviderSide,
+    decorate,
+    prepare,
+)
+from fakes.simulations.responses_store import ResponseStore, settle
 from fakes.wire import wire_for
 from fakes.wire.base import (
     ReplyPlan,
     RequestContext,
     StopReason,
-    StreamMedia,
     WireError,
     WireFormat,
 )
@@ -54,9 +66,6 @@ from fakes.wire.common import Invalid
 _BAD_JSON = (
     "We could not parse the JSON body of your request. The API expects a JSON payload, but "
     "what was sent was not valid JSON."
-)
-STREAMING_WIRES: frozenset[WireName] = frozenset(
-    {"openai_chat", "openai_responses", "anthropic", "ollama", "gemini"}
 )
 _NAMESPACE = uuid.UUID("6f2b7d43-3c5e-4a8e-9d7c-2a1f5b0c9e11")
 
@@ -75,7 +84,7 @@ class FakeProvider:
 
     Thread-safe: calls are numbered under a lock; the log has its own.
     ``provider_side`` (set after construction) says how the fake treats provider-side
-    context management (``fakes.provider_side``).
+    context management (``fakes.simulations.provider_side``).
     """
 
     provider_side: ProviderSide = DEFAULT_PROVIDER_SIDE
@@ -104,7 +113,8 @@ class FakeProvider:
         self._cursor = ScriptCursor(self.script)  # where a ``when`` script is
         self.variant = variant
         self.clock = clock
-        # Prompt caching as the provider does it (``fakes.caching``); ``none`` turns it off.
+        # Prompt caching as the provider does it (``fakes.simulations.caching``); ``none``
+        # turns it off.
         self.caching = caching or prompt_cache.default_policy(self.profile.name)
         self.cache_store = cache_store or prompt_cache.PrefixStore()
         self.responses = ResponseStore()  # OpenAI Responses' stored responses
@@ -144,7 +154,8 @@ class FakeProvider:
         return index, self.script.behaviour_for(index)
 
     def follow(self, request: CanonicalRequest | None) -> FakeBehaviour:
-        """The step of a ``when`` script that answers this request (``fakes.script_follow``)."""
+        """The step of a ``when`` script that answers this request
+        (``fakes.scripting.script_follow``)."""
         with self._lock:
             if self._cursor.script is not self.script:  # the script was replaced
                 self._cursor = ScriptCursor(self.script)
@@ -192,7 +203,8 @@ class FakeProvider:
         """The body as the model sees it once provider-side edits are applied."""
         window, side = self.model.context_window, self.provider_side
         count = lambda edited: self.count(wire.decode(edited, ctx)).total  # noqa: E731
-        return prepare(wire.name, body, ctx.headers, count, self.counter.count_text, window, side)
+        count_text = self.counter.count_text
+        return prepare(wire.name, body, ctx.headers, count, count_text, window=window, side=side)
 
     def _rejected(self, error: WireError) -> Answer:
         return Answer(
@@ -217,7 +229,7 @@ class FakeProvider:
         if behaviour.fault is not None and behaviour.fault.kind == "auth":
             answer = auth_answer(wire.name, ctx.headers)  # the key is checked before the body
         else:
-            answer = self._decide(wire, decoded, tokens, index, behaviour, ctx)
+            answer = self._decide(wire, decoded, tokens, index, behaviour=behaviour, ctx=ctx)
         answer = decorate(answer, decoded.edited)
         if wire.name == "openai_responses" and request is not None:
             answer = settle(self.responses, decoded.sent, decoded.resolved, answer)
@@ -236,6 +248,7 @@ class FakeProvider:
         decoded: _Decoded,
         tokens: TokenCount | None,
         index: int,
+        *,
         behaviour: FakeBehaviour,
         ctx: RequestContext,
     ) -> Answer:
@@ -248,11 +261,20 @@ class FakeProvider:
         entry = self.judge(wire, request, tokens, forced=bool(fault and fault.kind == "overflow"))
         cache = prompt_cache.NO_CACHE  # a refused overflow caches nothing
         if entry is None or entry.delivery != "error":
-            args = (self.counter, request, tokens, ctx.headers, self.clock())
-            cache = prompt_cache.simulate(self.caching, self.cache_store, *args)
-        plan = self.plan(wire, request, tokens, entry, behaviour, index, cache)
+            cache = prompt_cache.simulate(
+                self.caching,
+                self.cache_store,
+                self.counter,
+                request,
+                tokens,
+                headers=ctx.headers,
+                now=self.clock(),
+            )
+        plan = self.plan(
+            wire, request, tokens, entry, behaviour=behaviour, index=index, cache=cache
+        )
         if entry is not None and entry.delivery == "error":
-            return self._overflow(wire, request, tokens, entry, plan, index)
+            return self._overflow(wire, request, tokens, entry, plan=plan, index=index)
         answer = self._reply(wire, request, plan)
         outcome: dict[str, Outcome] = {
             "truncate": "truncated",
@@ -296,24 +318,10 @@ class FakeProvider:
         index: int,
         retry_after: int = 1,
     ) -> dict[str, object]:
-        window = self.window_for(request)
-        total = tokens.total if tokens else 0
-        completion = (request.max_output_tokens or 0) if request else 0
-        trigger = total + completion if entry and entry.trigger == "input_plus_output" else total
         uid, request_id = self.ids(index)
-        return {
-            "window": window,
-            "input": total,
-            "messages": tokens.messages if tokens else 0,
-            "tools": tokens.tools if tokens else 0,
-            "completion": completion,
-            "requested": total + completion,
-            "excess": max(0, trigger - window),
-            "model": request.model if request and request.model else self.model.name,
-            "request_id": request_id,
-            "uuid": uid,
-            "retry_after": retry_after,
-        }
+        model = request.model if request and request.model else self.model.name
+        ids = BodyIds(model, request_id, uid, retry_after)
+        return body_numbers(request, tokens, entry, self.window_for(request), ids)
 
     def _fault(
         self,
@@ -333,6 +341,7 @@ class FakeProvider:
         request: CanonicalRequest,
         tokens: TokenCount,
         entry: OverflowEntry,
+        *,
         plan: ReplyPlan,
         index: int,
     ) -> Answer:
@@ -354,6 +363,7 @@ class FakeProvider:
         request: CanonicalRequest,
         tokens: TokenCount,
         entry: OverflowEntry | None,
+        *,
         behaviour: FakeBehaviour,
         index: int,
         cache: prompt_cache.CacheUsage = prompt_cache.NO_CACHE,
@@ -386,15 +396,3 @@ class FakeProvider:
         if request.stream and wire.name in STREAMING_WIRES:
             return Answer(200, events=wire.stream(plan), media=stream_media(wire, request))
         return Answer(200, wire.reply(plan))
-
-
-def stream_media(wire: WireFormat, request: CanonicalRequest) -> StreamMedia:
-    """The wire's stream media, or the one the request asked for (Gemini's ``alt``)."""
-    media = request.options.get("stream_media")
-    return cast(StreamMedia, media) if media in get_args(StreamMedia) else wire.stream_media
-
-
-def exceeds(entry: OverflowEntry, total: int, completion: int, window: int) -> bool:
-    if entry.trigger == "input_plus_output":
-        return total + completion > window
-    return total > window

@@ -1,7 +1,7 @@
 """Provider profiles: which paths each fake serves, in which wire format, with which rules.
 
 A profile is data. ``Endpoint.wire`` names a generation endpoint's wire format;
-``Endpoint.kind`` names a model-metadata or token-count endpoint (``fakes.discovery``).
+``Endpoint.kind`` names a model-metadata or token-count endpoint (``fakes.serving.discovery``).
 Paths are the providers' real ones; ``{model}`` in a path names the model.
 """
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from fakes.counters import CounterName
+from fakes.counting.counters import CounterName
 from fakes.engine import FakeProvider
 from fakes.fake_model import FakeModel
-from fakes.log import RequestLog
-from fakes.mounts import FakeServer
-from fakes.script import FakeScript
+from fakes.scripting.script import FakeScript
+from fakes.serving.log import RequestLog
+from fakes.serving.mounts import FakeServer
 
 
 @dataclass(frozen=True, slots=True)

@@ -289,3 +289,37 @@ def test_no_import_cycles() -> None:
     """A module that needs another's name while that one needs its own is one module in
     two files, or a missing third module: either way a reader goes round in circles."""
     assert _cycles(_import_graph()) == []
+
+
+# The wire modules of each side; helpers they share live in the side's ``common`` module.
+WIRES = {
+    "fakes.wire": {"anthropic", "bedrock", "cohere", "gemini", "ollama", "openai_chat"}
+    | {"openai_responses"},
+    "harness.providers.clients": {"anthropic", "cohere", "gemini", "ollama", "openai_chat"}
+    | {"openai_responses"},
+}
+# Bedrock's Converse in front of Claude checks tool pairing as Anthropic's own API does.
+WIRE_DELEGATIONS = {("fakes.wire.bedrock", "fakes.wire.anthropic")}
+
+
+def _sibling_wire_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for package, wires in WIRES.items():
+        targets = {f"{package}.{wire}" for wire in wires}
+        for module, imported in graph.items():
+            if module.rpartition(".")[0] != package:
+                continue
+            own = module.rpartition(".")[2]
+            found.extend(
+                (module, target)
+                for target in sorted(imported & targets)
+                if not own.startswith(target.rpartition(".")[2])
+                and (module, target) not in WIRE_DELEGATIONS
+            )
+    return found
+
+
+def test_wires_share_helpers_through_common_not_a_sibling_wire() -> None:
+    assert _sibling_wire_imports(_import_graph()) == []
+    planted = {"fakes.wire.ollama": {"fakes.wire.openai_chat", "fakes.wire.common"}}
+    assert _sibling_wire_imports(planted) == [("fakes.wire.ollama", "fakes.wire.openai_chat")]

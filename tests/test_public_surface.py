@@ -46,7 +46,7 @@ INTERNAL_ERRORS = {
     "harness.scenarios.source.SourceProblem",
     # providers/wirejson: a malformed body shape; every raise is caught in the transport
     # and re-raised as ProviderProtocolError.
-    "harness.providers.wirejson.WireShapeError",
+    "harness.providers.plumbing.wirejson.WireShapeError",
     # load/transport.drive: a coroutine awaited an event loop that drive() does not run;
     # a programming error, like an AssertionError.
     "harness.load.transport.SuspendedError",
@@ -93,7 +93,7 @@ def test_the_exception_tree_has_one_root() -> None:
     """Habit 8: every error trimscope raises on purpose derives from HarnessError. The
     classes are found in the package, not listed here, so a new one cannot slip by."""
     found = _harness_exceptions()
-    assert "harness.providers.errors.ContextWindowExceeded" in found  # the walk works
+    assert "harness.providers.overflow.errors.ContextWindowExceeded" in found  # the walk works
     assert "harness.runtime.errors.HarnessError" in found
     outside = sorted(
         name

@@ -1,6 +1,6 @@
 """Bodies captured byte for byte from real servers, with the build that produced them.
 
-Each is a template (``fakes.templates``): the numbers the server put in are names here, so
+Each is a template (``fakes.scripting.templates``): the numbers the server put in are names here, so
 the fake answers with the real wording at its own window. ``tests/real`` captures them
 again from the installed server and compares, so a server upgrade that changes a wording
 fails a test instead of drifting silently.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from fakes.templates import Num, Template
+from fakes.scripting.templates import Num, Template
 
 LLAMACPP_BUILD: Final = (
     "llama.cpp llama-server build 1, commit 7e4c0a9 (system_fingerprint b1-7e4c0a9), "

@@ -12,7 +12,7 @@ from fakes.catalogue.model import (
     openai_error,
     openrouter_error,
 )
-from fakes.templates import Num
+from fakes.scripting.templates import Num
 
 E = OverflowEntry
 

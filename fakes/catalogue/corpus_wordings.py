@@ -21,7 +21,7 @@ from fakes.catalogue.model import (
     openai_error,
     openrouter_error,
 )
-from fakes.templates import Template
+from fakes.scripting.templates import Template
 
 E = OverflowEntry
 _AZURE_HEADERS = MappingProxyType({"apim-request-id": "{uuid}", "x-request-id": "{uuid}"})

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from fakes.catalogue.model import WireName
-from fakes.templates import Template
+from fakes.scripting.templates import Template
 
 
 @dataclass(frozen=True, slots=True)

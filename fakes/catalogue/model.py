@@ -1,7 +1,7 @@
 """Types and shared templates of the overflow catalogue.
 
 One ``OverflowEntry`` per row (and variant) of providers.md §1. Bodies are templates
-(``fakes.templates``) filled with the request's numbers:
+(``fakes.scripting.templates``) filled with the request's numbers:
 
 ``window``      the model's context window
 ``input``       input tokens (``messages`` + ``tools``) as the fake counted them
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
-from fakes.templates import Template
+from fakes.scripting.templates import Template
 
 WireName: TypeAlias = Literal[
     "openai_chat", "openai_responses", "anthropic", "gemini", "ollama", "cohere", "bedrock"

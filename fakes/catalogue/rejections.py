@@ -2,7 +2,7 @@
 record or public thread it was copied from (``source``) and what of it is inferred.
 
 The fakes never read the records themselves: the facts a rule needs (status, ``type``,
-``code``, ``param``, the message's wording) are copied here. ``fakes.request_checks``
+``code``, ``param``, the message's wording) are copied here. ``fakes.serving.request_checks``
 applies the rules.
 
 OpenAI's range messages share one form for every bounded number

@@ -19,9 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakes.caching import Breakpoint
 from fakes.catalogue import WireName
-from fakes.prefix_chain import UNCOUNTED_BLOCKS_OPTION
 from fakes.rows import (
     Attachment,
     CanonicalRequest,
@@ -33,6 +31,8 @@ from fakes.rows import (
     tool_call_row,
     tool_result_row,
 )
+from fakes.simulations.caching import Breakpoint
+from fakes.simulations.prefix_chain import UNCOUNTED_BLOCKS_OPTION
 from fakes.wire.anthropic_cache import check_count, marked, marker_ttl
 from fakes.wire.anthropic_shape import TOOL_CALLER, anthropic_error, delta_usage, message_usage
 from fakes.wire.base import (
@@ -53,8 +53,8 @@ from fakes.wire.common import (
     required,
     schema,
     string,
+    text_pieces,
 )
-from fakes.wire.openai_chat import text_pieces
 
 CONTEXT_WINDOW_STOP_BETA = "model-context-window-exceeded-2025-08-26"
 UNANSWERED = (

@@ -2,7 +2,7 @@
 
 A breakpoint caches the prompt up to and including its block, in the order tools,
 system, messages. Each is placed at a boundary of the fake's prefix chain
-(``fakes.caching``): after the tool schemas (boundary 0), after a system row, or after
+(``fakes.simulations.caching``): after the tool schemas (boundary 0), after a system row, or after
 the rows of the message holding the marked block. A top-level ``cache_control``
 (automatic caching) is a breakpoint after the last block. More than
 ``ANTHROPIC_MAX_BREAKPOINTS`` marked blocks is the API's 400.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakes.caching import ANTHROPIC_MAX_BREAKPOINTS, ANTHROPIC_TTL_SECONDS, Breakpoint
 from fakes.rows import JSONValue
+from fakes.simulations.caching import ANTHROPIC_MAX_BREAKPOINTS, ANTHROPIC_TTL_SECONDS, Breakpoint
 from fakes.wire.base import WireError
 from fakes.wire.common import Invalid
 

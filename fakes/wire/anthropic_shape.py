@@ -15,7 +15,7 @@ at 4fda389:
 - ``message_delta``'s ``usage`` repeats the input counts (``input_tokens``,
   ``cache_creation_input_tokens``, ``cache_read_input_tokens``) beside ``output_tokens``;
 - ``ping`` comes right after the first ``content_block_start`` (the wire formats put it
-  after ``message_start``; ``fakes.provider_side.decorate`` moves it once every block is
+  after ``message_start``; ``fakes.simulations.provider_side.decorate`` moves it once every block is
   in);
 - a ``tool_use`` block says who called it: ``caller: {"type": "direct"}``.
 

@@ -22,8 +22,15 @@ from fakes.wire.base import (
     Unstreamed,
     WireError,
 )
-from fakes.wire.common import arr, obj, optional_int, required, string
-from fakes.wire.openai_chat import message_row, tool_schemas
+from fakes.wire.common import (
+    arr,
+    message_row,
+    obj,
+    optional_int,
+    required,
+    string,
+    tool_schemas,
+)
 
 _FINISH = {"stop": "COMPLETE", "tool_calls": "TOOL_CALL", "length": "MAX_TOKENS"}
 

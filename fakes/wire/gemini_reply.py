@@ -26,7 +26,7 @@ import json
 
 from fakes.rows import JSONValue
 from fakes.wire.base import ReplyPlan, StreamEvent
-from fakes.wire.openai_chat import text_pieces
+from fakes.wire.common import text_pieces
 
 PIECES_PER_CHUNK = 4
 FUNCTION_CALL_FINISH_MESSAGE = "Model generated function call(s)."

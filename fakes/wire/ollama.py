@@ -43,8 +43,9 @@ from fakes.wire.common import (
     obj,
     required,
     string,
+    text_pieces,
+    tool_schemas,
 )
-from fakes.wire.openai_chat import text_pieces, tool_schemas
 
 _DURATION_NS = 1_000_000
 

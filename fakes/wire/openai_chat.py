@@ -17,21 +17,14 @@ Tool pairing is enforced as OpenAI does, with its real messages (typo included).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fakes.catalogue import WireName
 from fakes.rows import (
-    Attachment,
     CanonicalRequest,
     JSONValue,
-    Row,
-    ToolSchema,
-    WireToolCall,
-    tool_call_row,
-    tool_result_row,
 )
 from fakes.wire.base import (
     ErrorKind,
@@ -44,15 +37,17 @@ from fakes.wire.base import (
 )
 from fakes.wire.common import (
     Invalid,
-    arguments_text,
     arr,
-    join_user_parts,
+    cache_key_option,
+    message_row,
     obj,
-    objects,
+    openai_error,
+    openai_error_body,
     optional_int,
     required,
-    schema,
     string,
+    text_pieces,
+    tool_schemas,
 )
 from fakes.wire.openai_chat_extras import (
     OPENROUTER_FLAVOR,
@@ -70,19 +65,7 @@ UNANSWERED_CALLS = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
 )
-_ERROR_TYPES: dict[ErrorKind, str] = {
-    "invalid_request": "invalid_request_error",
-    "not_found": "invalid_request_error",
-    "rate_limit": "requests",
-    "server_error": "server_error",
-    "overloaded": "server_error",
-}
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length"}
-_WORDS = re.compile(r"\S+\s*|\s+")
-
-
-def openai_error_body(message: str, kind: str, param: str | None, code: str | None) -> JSONValue:
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 def _pairing_error(message: str, index: int, field: str = "role") -> WireError:
@@ -121,81 +104,6 @@ def check_pairing(messages: list[Any]) -> None:
         raise _pairing_error(UNANSWERED_CALLS.format(ids=", ".join(pending)), opened_at)
 
 
-def _parts(content: Any, where: str) -> list[tuple[str, str]]:
-    """Content as ``(kind, value)`` pairs: ``("text", ...)`` or ``("image", url)``."""
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [("text", content)]
-    out: list[tuple[str, str]] = []
-    for n, part in enumerate(objects(content, where)):
-        if part.get("type") in ("text", "input_text", "output_text"):
-            out.append(("text", string(part.get("text"), f"{where}[{n}].text")))
-        elif part.get("type") == "image_url":
-            image = part.get("image_url")
-            url = image.get("url") if isinstance(image, dict) else image
-            out.append(("image", string(url, f"{where}[{n}].image_url.url")))
-    return out
-
-
-def content_text(content: Any, where: str) -> str:
-    return "".join(value for kind, value in _parts(content, where) if kind == "text")
-
-
-def _tool_calls(calls: list[Any], where: str) -> list[WireToolCall]:
-    out = []
-    for n, call in enumerate(objects(calls, where)):
-        function = obj(call.get("function"), f"{where}[{n}].function")
-        out.append(
-            WireToolCall(
-                string(call.get("id"), f"{where}[{n}].id"),
-                string(function.get("name"), f"{where}[{n}].function.name"),
-                arguments_text(function.get("arguments", "")),
-                call.get("extra_content"),
-            )
-        )
-    return out
-
-
-def message_row(message: dict[str, Any], where: str) -> Row:
-    role = message.get("role")
-    content = message.get("content")
-    if role in ("system", "developer"):
-        return Row("system", content_text(content, f"{where}.content"))
-    if role == "user":
-        return Row("user", join_user_parts(_parts(content, f"{where}.content")))
-    if role == "assistant":
-        calls = message.get("tool_calls")
-        if calls:
-            wire_calls = _tool_calls(arr(calls, f"{where}.tool_calls"), f"{where}.tool_calls")
-            text = content_text(content, f"{where}.content") if content is not None else None
-            reasoning = message.get("reasoning_content")
-            return tool_call_row(
-                text, wire_calls, reasoning if isinstance(reasoning, str) else None
-            )
-        return Row("assistant", content_text(content, f"{where}.content"))
-    if role == "tool":
-        parts = _parts(content, f"{where}.content")
-        text = "".join(v for k, v in parts if k == "text")
-        images = [Attachment("image", v) for k, v in parts if k == "image"]
-        call_id = string(message.get("tool_call_id"), f"{where}.tool_call_id")
-        return tool_result_row(call_id, text, images)
-    raise Invalid(
-        f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', "
-        "'user', 'tool', and 'developer'."
-    )
-
-
-def tool_schemas(tools: Any) -> tuple[ToolSchema, ...]:
-    out = []
-    for n, tool in enumerate(objects(tools, "tools")):
-        fn = obj(tool.get("function"), f"tools[{n}].function")
-        out.append(
-            schema(fn.get("name"), fn.get("description"), fn.get("parameters"), f"tools[{n}]")
-        )
-    return tuple(out)
-
-
 def openai_usage(usage: Usage, flavor: str = "openai") -> JSONValue:
     extra: dict[str, JSONValue] = {}
     if flavor == "deepseek":
@@ -217,18 +125,6 @@ def openai_usage(usage: Usage, flavor: str = "openai") -> JSONValue:
             "rejected_prediction_tokens": 0,
         },
     }
-
-
-def cache_key_option(body: dict[str, Any]) -> dict[str, object]:
-    """OpenAI's ``prompt_cache_key`` (Chat Completions and Responses), when a string."""
-    key = body.get("prompt_cache_key")
-    if key is None:
-        return {}
-    return {"prompt_cache_key": string(key, "prompt_cache_key")}
-
-
-def text_pieces(text: str) -> list[str]:
-    return _WORDS.findall(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,8 +253,7 @@ class OpenAIChat:
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
         if kind == "rate_limit" and self.flavor == OPENROUTER_FLAVOR:
             return openrouter_rate_limit("")
-        code = {"not_found": "model_not_found", "rate_limit": "rate_limit_exceeded"}.get(kind)
-        return openai_error_body(message, _ERROR_TYPES[kind], None, code)
+        return openai_error(kind, message)
 
     def error_headers(self, kind: ErrorKind) -> Mapping[str, str]:
         return {}

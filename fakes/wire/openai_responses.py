@@ -8,7 +8,7 @@ row. ``reasoning`` items are not counted.
 
 Pairing, with the API's real messages: an output whose ``call_id`` no earlier call has,
 and a call with no later output, are 400s. ``previous_response_id`` is resolved before
-decoding by the fake's store (``fakes.responses_store``); one left here is refused.
+decoding by the fake's store (``fakes.simulations.responses_store``); one left here is refused.
 """
 
 from __future__ import annotations
@@ -40,15 +40,18 @@ from fakes.wire.common import (
     Invalid,
     arguments_text,
     arr,
+    cache_key_option,
     join_user_parts,
     obj,
     objects,
+    openai_error,
+    openai_error_body,
     optional_int,
     required,
     schema,
     string,
+    text_pieces,
 )
-from fakes.wire.openai_chat import OpenAIChat, cache_key_option, openai_error_body, text_pieces
 
 
 def _parts(content: Any, where: str) -> list[tuple[str, str]]:
@@ -347,7 +350,7 @@ class OpenAIResponses:
         return (*self.stream(plan)[:2], StreamEvent(event, event="error"))
 
     def error(self, status: int, kind: ErrorKind, message: str) -> JSONValue:
-        return OpenAIChat().error(status, kind, message)
+        return openai_error(kind, message)
 
     def error_headers(self, kind: ErrorKind) -> Mapping[str, str]:
         return {}

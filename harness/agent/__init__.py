@@ -22,7 +22,7 @@ from harness.agent.tool_execution import run_tool_calls
 from harness.agent.tools import Tool, ToolBox, ToolOutput, echo_tool, template_tool
 from harness.agent.trim_step import apply_chat_trim, apply_conversation_trim
 from harness.agent.turn_state import TurnState
-from harness.providers.classify import Classifier
+from harness.providers.overflow.classify import Classifier
 
 __all__ = [
     "DEFAULT_SENDER",

@@ -8,9 +8,7 @@ is a type error, not a runtime one. Trims are applied and announced by
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -379,40 +377,3 @@ class Announcer:
                 cache_loss_tokens=cache_loss,
             )
         )
-
-
-@dataclass(slots=True)
-class TurnTally:
-    """What a turn's ``TurnFinished`` reports; the driver fills it in as the turn runs."""
-
-    outcome: TurnOutcome = TurnOutcome.OK
-    iterations: int = 0
-    error_type: str | None = None
-
-
-@asynccontextmanager
-async def announced_turn(
-    announcer: Announcer,
-    agent_name: str,
-    route: Route,
-    model: str | None,
-    text: str,
-    *,
-    provider_kind: str | None = None,
-) -> AsyncIterator[TurnTally]:
-    """``TurnStarted`` on entry, ``TurnFinished`` on every exit (success, error, cancel):
-    every driver's turn is bracketed the same way, so spans and turn counts see them all.
-    ``provider_kind``: the route's client kind (``LoopConfig.provider_kind``)."""
-    announcer.turn_started(agent_name, route, model, text, provider_kind)
-    tally = TurnTally()
-    try:
-        yield tally
-    except asyncio.CancelledError:
-        tally.outcome, tally.error_type = TurnOutcome.CANCELLED, "CancelledError"
-        raise
-    except Exception as exc:
-        tally.outcome, tally.error_type = TurnOutcome.ERROR, type(exc).__name__
-        raise
-    finally:
-        announcer.sent.settle()  # the turn's requests as keys: an idle session holds no rows
-        announcer.turn_finished(tally.outcome, tally.iterations, tally.error_type)

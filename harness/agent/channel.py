@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from harness.agent.announce import Announcer, announced_turn
+from harness.agent.announce import Announcer
 from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
+from harness.agent.turn_bracket import announced_turn
 from harness.agent.turn_state import TurnState
 from harness.events import EventBus, TurnOutcome
 from harness.providers import ProviderError

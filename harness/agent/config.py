@@ -11,9 +11,9 @@ from harness.agent.dispatch import ToolMode
 from harness.agent.routes import Route, RouteTable
 from harness.agent.tools import ToolBox
 from harness.providers import ProviderClient, ProviderRequest
-from harness.providers.classify import Classifier
-from harness.providers.kept_compactions import KeptWindow
-from harness.providers.openai_responses import CompactedWindow
+from harness.providers.clients.kept_compactions import KeptWindow
+from harness.providers.clients.openai_responses import CompactedWindow
+from harness.providers.overflow.classify import Classifier
 from harness.runtime import ChatMessage, RuntimeProfile
 
 Hook = Callable[[list[ChatMessage]], list[ChatMessage]]

@@ -4,7 +4,7 @@ reference, whose rules are untouched: it has no provider-side compaction).
 A route in ``LoopConfig.compacting_routes`` (an OpenAI Responses route: its client has
 ``compact``) decides on what it sends, not on the runtime's whole history: the client
 keeps the window ``/responses/compact`` answered, anchored to the rows it summarised, and
-sends it in place of them (``harness.providers.kept_compactions``), so the route's request
+sends it in place of them (``harness.providers.clients.kept_compactions``), so the route's request
 is that window and the rows after its anchor (``sent_tokens``); the runtime's own history
 stays whole. On the proactive budget check (``compact_or_trim``):
 
@@ -34,7 +34,7 @@ from harness.agent.announce import Announcer, CallContext
 from harness.agent.config import FALLBACK_CLIENT_TRIM, EndpointCompactor, LoopConfig
 from harness.agent.routes import Route
 from harness.providers import ProviderError, ProviderRequest
-from harness.providers.kept_compactions import COMPACTION_TYPE, KeptWindow
+from harness.providers.clients.kept_compactions import COMPACTION_TYPE, KeptWindow
 from harness.runtime import ChatMessage, estimate_history_tokens, measure_capacity
 from harness.runtime.capacity import CapacityCheck
 from harness.runtime.constants import PER_MESSAGE_FRAMING_TOKENS

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from harness.agent.announce import Announcer, TurnTally, announced_turn
+from harness.agent.announce import Announcer
 from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.loop import ToolLoop
 from harness.agent.trim_step import apply_chat_trim
+from harness.agent.turn_bracket import TurnTally, announced_turn
 from harness.agent.turn_state import TurnState
 from harness.events import EventBus, TrimTrigger, TurnOutcome
 from harness.providers import ProviderError

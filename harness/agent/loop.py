@@ -36,7 +36,7 @@ from harness.providers import (
     ProviderTimeout,
     RateLimited,
 )
-from harness.providers.failures import CANCELLED_ERROR_TYPE, CONNECT_ERROR_TYPE
+from harness.providers.overflow.failures import CANCELLED_ERROR_TYPE, CONNECT_ERROR_TYPE
 from harness.runtime import (
     ChatMessage,
     OrphanSweep,

@@ -12,12 +12,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from harness.agent.announce import Announcer, announced_turn
+from harness.agent.announce import Announcer
 from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
 from harness.agent.routes import Route
 from harness.agent.trim_step import apply_conversation_trim
+from harness.agent.turn_bracket import announced_turn
 from harness.agent.turn_state import TurnState
 from harness.events import EventBus, TurnOutcome
 from harness.runtime import (

@@ -25,8 +25,8 @@ from fakes import (
     get_counter,
     serve_forever,
 )
-from fakes.caching import CachePolicyName
-from fakes.mounts import LOOPBACK
+from fakes.serving.mounts import LOOPBACK
+from fakes.simulations.caching import CachePolicyName
 from harness.cli.bounds import MAX_CONTEXT_WINDOW_TOKENS
 from harness.cli.fake_options import (
     MAX_SECONDS_PER_CALL,

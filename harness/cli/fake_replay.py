@@ -1,5 +1,5 @@
 """``trimscope fake serve --replay DIR``: the proxy's cassettes (``--record DIR``,
-docs/proxy.md) read into the records a replay serves (``fakes.replay``).
+docs/proxy.md) read into the records a replay serves (``fakes.serving.replay``).
 
 Every ``*.jsonl`` file of the folder is read, in name order; a torn last line (a crash
 mid-write) is skipped as ``harness.proxy.read_cassette`` skips it; any other line that is
@@ -20,7 +20,7 @@ from typing import Any, Final
 import typer
 from starlette.applications import Starlette
 
-from fakes.replay import Recorded, Replay, build_replay_app
+from fakes.serving.replay import Recorded, Replay, build_replay_app
 from harness.proxy.record import CASSETTE_VERSION, chunks_of
 
 MAX_REPLAY_FILES: Final = 1_000

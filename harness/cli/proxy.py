@@ -34,7 +34,7 @@ from harness.events import EventBus
 from harness.exit_codes import ExitCode
 from harness.interrupt import StopRequest, stop_on_signals
 from harness.pricing.formula import PriceOf
-from harness.providers.classify import extended_is_overflow
+from harness.providers.overflow.classify import extended_is_overflow
 from harness.proxy import (
     DEFAULT_UPSTREAM_TIMEOUT_S,
     CassetteRecorder,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Final
 
 from harness.conformance.metered import Exchange, Redactor
@@ -29,6 +30,7 @@ PAIRING_WORDING: Final = re.compile(
 )
 """What a body about tool pairing mentions (OpenAI, Anthropic, Gemini, Bedrock, Responses
 wordings in the fakes' catalogue): a 4xx without it was refused for something else."""
+_CLIENT_ERRORS: Final = range(HTTPStatus.BAD_REQUEST, HTTPStatus.INTERNAL_SERVER_ERROR)
 ROW_SHAPE_NAMES: Final = {"row_shape_null": "content null", "row_shape_empty": 'content ""'}
 GOOD_SHAPES: Final = frozenset({"http_error", "in_stream_error"})
 SILENT_SHAPES: Final = frozenset({"silent_truncation", "stream_accepted"})
@@ -70,10 +72,6 @@ def counted(value: int | None) -> str:
     return "none reported" if value is None else str(value)
 
 
-def _check(name: str, title: str, verdict: Verdict, finding: str) -> Check:
-    return Check(name, title, verdict, finding)
-
-
 def small_request(small: Sent) -> Check:
     title = "Small request"
     reply = small.reply
@@ -84,17 +82,17 @@ def small_request(small: Sent) -> Check:
         f"output {counted(usage.output_tokens)}"
     )
     if not (reply.text or reply.tool_calls):
-        return _check("small_request", title, Verdict.FAIL, f"empty answer; usage {seen}")
+        return Check("small_request", title, Verdict.FAIL, f"empty answer; usage {seen}")
     if usage.input_tokens is None or usage.output_tokens is None:
         why = "usage missing: reported-usage trims and truncation checks have nothing to read"
-        return _check("small_request", title, Verdict.FAIL, f"{why} ({seen})")
+        return Check("small_request", title, Verdict.FAIL, f"{why} ({seen})")
     low, high = small.estimate / 4, small.estimate * 4 + 64
     if not low <= usage.input_tokens <= high or usage.output_tokens < 0:
-        return _check("small_request", title, Verdict.FAIL, f"implausible usage: {seen}")
+        return Check("small_request", title, Verdict.FAIL, f"implausible usage: {seen}")
     if usage.output_tokens > PROBE_MAX_TOKENS * 4:
         why = f"output tokens far above max_tokens={PROBE_MAX_TOKENS}"
-        return _check("small_request", title, Verdict.FAIL, f"{why}: {seen}")
-    return _check("small_request", title, Verdict.PASS, f"answered; usage {seen}")
+        return Check("small_request", title, Verdict.FAIL, f"{why}: {seen}")
+    return Check("small_request", title, Verdict.PASS, f"answered; usage {seen}")
 
 
 def _about_pairing(body: str) -> bool:
@@ -112,7 +110,7 @@ def pairing_outcome(probe: str, sent: Sent | None, redact: Redactor) -> PairingO
     error = sent.error
     if is_rate_limit(error):
         return PairingOutcome(probe, "throttled", error.status)
-    client_error = error.status is not None and 400 <= error.status < 500
+    client_error = error.status in _CLIENT_ERRORS
     outcome = "rejected" if client_error and _about_pairing(error.body) else "failed"
     return PairingOutcome(probe, outcome, error.status, redact.excerpt(error.body))
 
@@ -139,22 +137,22 @@ def tool_pairing(outcomes: Sequence[PairingOutcome], findings: Findings) -> Chec
     title = "Tool pairing"
     seen = _seen(outcomes)
     if any(o.outcome in ("not_sent", "throttled") for o in outcomes):
-        return _check("tool_pairing", title, Verdict.INCONCLUSIVE, f"no verdict; {seen}")
+        return Check("tool_pairing", title, Verdict.INCONCLUSIVE, f"no verdict; {seen}")
     errors = [s.error for s in (findings.orphan, findings.unanswered) if s and s.error]
     if any(classify_overflow(e.provider, e.status, e.body).extended for e in errors):
         why = "a pairing rejection reads as an overflow to extended: the runtime would trim"
-        return _check("tool_pairing", title, Verdict.FAIL, f"{why}; {seen}")
+        return Check("tool_pairing", title, Verdict.FAIL, f"{why}; {seen}")
     if any(o.outcome == "failed" for o in outcomes):
         why = "failed for another reason than pairing, so enforcement is unknown"
-        return _check("tool_pairing", title, Verdict.INCONCLUSIVE, f"{why}: {_bodies(outcomes)}")
+        return Check("tool_pairing", title, Verdict.INCONCLUSIVE, f"{why}: {_bodies(outcomes)}")
     if all(o.outcome == "rejected" for o in outcomes):
-        return _check("tool_pairing", title, Verdict.PASS, f"enforced: {seen}")
+        return Check("tool_pairing", title, Verdict.PASS, f"enforced: {seen}")
     if kind in LENIENT_PAIRING_KINDS or kind in UNCATALOGUED_PAIRING_KINDS:
         note = "documented" if kind in LENIENT_PAIRING_KINDS else "uncatalogued, noted"
         why = f"not enforced ({note} for {kind}): the runtime's orphan sweep is the only guard"
-        return _check("tool_pairing", title, Verdict.PASS, f"{why}; {seen}")
+        return Check("tool_pairing", title, Verdict.PASS, f"{why}; {seen}")
     why = "not enforced: a trim that splits a tool pair would go unnoticed"
-    return _check("tool_pairing", title, Verdict.FAIL, f"{why}; {seen}")
+    return Check("tool_pairing", title, Verdict.FAIL, f"{why}; {seen}")
 
 
 def row_shapes(outcomes: Sequence[PairingOutcome]) -> Check:
@@ -164,7 +162,7 @@ def row_shapes(outcomes: Sequence[PairingOutcome]) -> Check:
     title = "Tool-call row shapes"
     seen = _seen(outcomes)
     if any(o.outcome in ("not_sent", "throttled") for o in outcomes):
-        return _check("row_shapes", title, Verdict.INCONCLUSIVE, f"no verdict; {seen}")
+        return Check("row_shapes", title, Verdict.INCONCLUSIVE, f"no verdict; {seen}")
     refused = [o for o in outcomes if o.outcome != "accepted"]
     if refused:
         first = refused[0]
@@ -173,53 +171,52 @@ def row_shapes(outcomes: Sequence[PairingOutcome]) -> Check:
             f"a tool-call-only assistant row with {shape} is refused ({_answer(first)}): "
             "every request replaying such a turn fails"
         )
-        return _check("row_shapes", title, Verdict.FAIL, f"{why}; {seen}")
-    return _check("row_shapes", title, Verdict.PASS, f"both accepted; {seen}")
+        return Check("row_shapes", title, Verdict.FAIL, f"{why}; {seen}")
+    return Check("row_shapes", title, Verdict.PASS, f"both accepted; {seen}")
 
 
 def _pct(measured: int, declared: int) -> str:
     return f"{(measured - declared) / declared:+.1%}"
 
 
-def window(search: WindowSearch | None, declared: int | None) -> Check:
+# a ladder of verdicts, one return each
+def window(search: WindowSearch | None, declared: int | None) -> Check:  # noqa: PLR0911
     title = "Window vs claim"
     if search is None:
-        return _check("window", title, Verdict.INCONCLUSIVE, "budget reached before the search")
+        return Check("window", title, Verdict.INCONCLUSIVE, "budget reached before the search")
     measured, low, high = search.measured, search.lower_bound, search.upper_bound
     if declared is None:
         seen = f"≈ {measured} tokens" if measured is not None else f"at least {counted(low)} tokens"
-        return _check("window", title, Verdict.NOT_APPLICABLE, f"no claim; measured {seen}")
+        return Check("window", title, Verdict.NOT_APPLICABLE, f"no claim; measured {seen}")
     slack = WINDOW_TOLERANCE * declared
     if measured is not None and abs(measured - declared) <= slack:
         seen = f"measured ≈ {measured} tokens, declared {declared} ({_pct(measured, declared)})"
-        return _check("window", title, Verdict.PASS, seen)
+        return Check("window", title, Verdict.PASS, seen)
     if measured is None and within_claim(search, declared):
         seen = f"between {low} and {high} tokens (search stopped early), declared {declared}"
-        return _check("window", title, Verdict.PASS, seen)
+        return Check("window", title, Verdict.PASS, seen)
     if measured is not None:
         why = f"declared {declared} but the endpoint holds ≈ {measured} tokens"
         effect = "budgets from the claim overflow" if measured < declared else "they waste room"
-        return _check(
-            "window", title, Verdict.FAIL, f"{why} ({_pct(measured, declared)}): {effect}"
-        )
+        return Check("window", title, Verdict.FAIL, f"{why} ({_pct(measured, declared)}): {effect}")
     if high is not None and high < declared - slack:
         why = f"declared {declared} but {high} tokens already do not fit"
-        return _check("window", title, Verdict.FAIL, why)
+        return Check("window", title, Verdict.FAIL, why)
     if low is not None and low > declared + slack:
-        return _check("window", title, Verdict.FAIL, f"declared {declared} but {low} tokens fit")
+        return Check("window", title, Verdict.FAIL, f"declared {declared} but {low} tokens fit")
     why = (
         f"search stopped ({search.stopped}) with {counted(low)} fitting "
         f"and {counted(high)} not fitting"
     )
-    return _check("window", title, Verdict.INCONCLUSIVE, why)
+    return Check("window", title, Verdict.INCONCLUSIVE, why)
 
 
 def shape_of(status: int | None, streamed: bool) -> str:
     if status is None:
         return "in_stream_error" if streamed else "no_http_status"
-    if status < 300:
+    if status < HTTPStatus.MULTIPLE_CHOICES:
         return "http_200_error_body"
-    return "http_5xx" if status >= 500 else "http_error"
+    return "http_5xx" if status >= HTTPStatus.INTERNAL_SERVER_ERROR else "http_error"
 
 
 def _error_answer(sent: Sent, redact: Redactor) -> OverflowAnswer | None:
@@ -275,18 +272,18 @@ def overflow_recognised(answers: Sequence[OverflowAnswer]) -> Check:
     title = "Overflow recognised"
     if not answers:
         why = "no request went past the window within the budget"
-        return _check("overflow_recognised", title, Verdict.INCONCLUSIVE, why)
+        return Check("overflow_recognised", title, Verdict.INCONCLUSIVE, why)
     errors = [a for a in answers if a.shape not in SILENT_SHAPES]
     if not errors:
         why = "no overflow answer at all: requests past the window are silently truncated"
-        return _check("overflow_recognised", title, Verdict.FAIL, why)
+        return Check("overflow_recognised", title, Verdict.FAIL, why)
     seen = "; ".join(
         f"{a.shape}: extended {_yes(a.extended)}, reference {_yes(a.reference)}" for a in errors
     )
     if not all(a.extended for a in errors):
         why = "the extended classifier misses it, so reactive recovery never starts"
-        return _check("overflow_recognised", title, Verdict.FAIL, f"{why} ({seen})")
-    return _check("overflow_recognised", title, Verdict.PASS, seen)
+        return Check("overflow_recognised", title, Verdict.FAIL, f"{why} ({seen})")
+    return Check("overflow_recognised", title, Verdict.PASS, seen)
 
 
 def overflow_shape(answers: Sequence[OverflowAnswer]) -> Check:
@@ -295,28 +292,28 @@ def overflow_shape(answers: Sequence[OverflowAnswer]) -> Check:
     judged = [a for a in answers if a.shape != "silent_truncation"]
     if not judged:
         verdict = Verdict.NOT_APPLICABLE if answers else Verdict.INCONCLUSIVE
-        return _check("overflow_shape", title, verdict, "no overflow error answer seen")
+        return Check("overflow_shape", title, verdict, "no overflow error answer seen")
     seen = ", ".join(a.shape if a.status is None else f"{a.shape} ({a.status})" for a in judged)
     bad = [a for a in judged if a.shape not in GOOD_SHAPES]
     if bad:
-        return _check("overflow_shape", title, Verdict.FAIL, f"{seen}: {_SHAPE_WHY[bad[0].shape]}")
-    return _check("overflow_shape", title, Verdict.PASS, seen)
+        return Check("overflow_shape", title, Verdict.FAIL, f"{seen}: {_SHAPE_WHY[bad[0].shape]}")
+    return Check("overflow_shape", title, Verdict.PASS, seen)
 
 
 def silent_truncation(search: WindowSearch | None) -> Check:
     title = "Silent truncation"
     if search is None or not search.calibration.measured:
         why = "no reported input usage to compare with what was sent"
-        return _check("silent_truncation", title, Verdict.INCONCLUSIVE, why)
+        return Check("silent_truncation", title, Verdict.INCONCLUSIVE, why)
     if search.truncations:
         worst = min(search.truncations, key=lambda p: (p.reported or 0) / p.estimate)
         why = f"reported {worst.reported} input tokens for about {worst.estimate} sent"
-        return _check("silent_truncation", title, Verdict.FAIL, f"{why} (HTTP 200, no error)")
+        return Check("silent_truncation", title, Verdict.FAIL, f"{why} (HTTP 200, no error)")
     if search.not_fitting is None:
         why = "no request went past the window within the budget"
-        return _check("silent_truncation", title, Verdict.INCONCLUSIVE, why)
+        return Check("silent_truncation", title, Verdict.INCONCLUSIVE, why)
     fits = len([p for p in search.points if p.fits])
-    return _check("silent_truncation", title, Verdict.PASS, f"usage matched in {fits} replies")
+    return Check("silent_truncation", title, Verdict.PASS, f"usage matched in {fits} replies")
 
 
 def look_alike(exchanges: Sequence[Exchange], search: WindowSearch | None, small: Sent) -> Check:
@@ -331,7 +328,8 @@ def look_alike(exchanges: Sequence[Exchange], search: WindowSearch | None, small
     candidates = [
         e for e in exchanges
         if not e.ok and (
-            e.status == 429 or (e.purpose != "recovery" and e.estimate_tokens <= largest)
+            e.status == HTTPStatus.TOO_MANY_REQUESTS
+            or (e.purpose != "recovery" and e.estimate_tokens <= largest)
         )
     ]  # fmt: skip
     fooled = [e for e in candidates if e.reference or e.extended]
@@ -343,7 +341,7 @@ def look_alike(exchanges: Sequence[Exchange], search: WindowSearch | None, small
         why = (
             f"{first.status} '{first.excerpt[:80]}' ({first.purpose}) reads as an overflow to {who}"
         )
-        return _check(
+        return Check(
             "look_alike",
             title,
             Verdict.FAIL,
@@ -352,27 +350,27 @@ def look_alike(exchanges: Sequence[Exchange], search: WindowSearch | None, small
     if candidates:
         seen = ", ".join(sorted({str(e.status) for e in candidates}))
         why = f"{len(candidates)} non-overflow error(s) ({seen}) told apart by both classifiers"
-        return _check("look_alike", title, Verdict.PASS, why)
-    return _check("look_alike", title, Verdict.NOT_APPLICABLE, "no non-overflow error seen")
+        return Check("look_alike", title, Verdict.PASS, why)
+    return Check("look_alike", title, Verdict.NOT_APPLICABLE, "no non-overflow error seen")
 
 
 def recovery(result: RecoveryResult) -> Check:
     title = "Reactive recovery"
     if not result.ran:
-        return _check("recovery", title, Verdict.INCONCLUSIVE, f"not run: {result.note}")
+        return Check("recovery", title, Verdict.INCONCLUSIVE, f"not run: {result.note}")
     tried = ", ".join(result.recoveries) or "none"
     calls = result.provider_calls
     seen = f"history of {result.pushed_tokens} tokens; recoveries: {tried}; {calls} calls"
     if result.works:
-        return _check("recovery", title, Verdict.PASS, f"recovered and answered ({seen})")
+        return Check("recovery", title, Verdict.PASS, f"recovered and answered ({seen})")
     if result.stopped_by_budget:
-        return _check("recovery", title, Verdict.INCONCLUSIVE, f"budget reached ({seen})")
+        return Check("recovery", title, Verdict.INCONCLUSIVE, f"budget reached ({seen})")
     if result.error is not None:
-        return _check("recovery", title, Verdict.FAIL, f"turn failed: {result.error} ({seen})")
+        return Check("recovery", title, Verdict.FAIL, f"turn failed: {result.error} ({seen})")
     if result.answered and result.overflows_detected == 0:
         why = "answered without any overflow: part of the history was dropped silently"
-        return _check("recovery", title, Verdict.FAIL, f"{why} ({seen})")
-    return _check("recovery", title, Verdict.FAIL, f"no recovery ({seen})")
+        return Check("recovery", title, Verdict.FAIL, f"{why} ({seen})")
+    return Check("recovery", title, Verdict.FAIL, f"no recovery ({seen})")
 
 
 def all_checks(findings: Findings, redact: Redactor) -> Judged:

@@ -47,7 +47,7 @@ from harness.conformance.report import Check, Verdict
 from harness.conformance.thinking import ThinkingConversation
 from harness.conformance.window import WindowSearch
 from harness.providers import ContextWindowExceeded, HttpProviderClient, ProviderRequest
-from harness.providers.context_management import (
+from harness.providers.clients.context_management import (
     ClearToolUses,
     Compact,
     ProviderContext,

@@ -188,7 +188,7 @@ _VERSION_SEGMENT: Final = "/v1"
 def version_hint(kind: str, base_url: str) -> str | None:
     """What a 404 most likely means about ``base_url``'s version segment: OpenAI-style
     kinds include ``/v1`` in the base URL (as their SDKs do), the others' clients add
-    their own path to the host's (``harness.providers.factory``)."""
+    their own path to the host's (``harness.providers.plumbing.factory``)."""
     base = base_url.rstrip("/")
     versioned = urllib.parse.urlsplit(base).path.endswith(_VERSION_SEGMENT)
     openai_style = issubclass(CLIENT_CLASSES[kind], OpenAIChatClient | OpenAIResponsesClient)

@@ -30,13 +30,13 @@ from harness.conformance.metered import PROVIDER_SIDE_PURPOSE
 from harness.conformance.payloads import QUESTION, SYSTEM_PROMPT
 from harness.conformance.probes import Prober, Sent
 from harness.providers import HttpProviderClient, ProviderReply, ProviderRequest
-from harness.providers.anthropic import MESSAGES_PATH, build_messages_request, parse_message
-from harness.providers.context_management import (
+from harness.providers.clients.anthropic import MESSAGES_PATH, build_messages_request, parse_message
+from harness.providers.clients.context_management import (
     ClearThinking,
     ProviderContext,
     anthropic_edits,
 )
-from harness.providers.wirejson import JsonObject, as_list, as_object
+from harness.providers.plumbing.wirejson import JsonObject, as_list, as_object
 from harness.runtime import ChatMessage
 
 THINKING_BUDGET_TOKENS: Final = 1_024

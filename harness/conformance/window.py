@@ -41,6 +41,8 @@ MIN_GROWTH: Final = 1.25
 EDGE_REACH: Final = 4
 """Growth goes straight to a claim edge at most this many times the current size away."""
 RESERVED_REQUESTS: Final = 5
+LINE_POINTS: Final = 2
+"""Calibration points that fit a line (reported = a * estimate + b)."""
 WINDOW_TOLERANCE: Final = 0.05
 """A declared window is right when the measured one is within 5 % of it."""
 TRUNCATION_SLACK: Final = 0.97
@@ -62,7 +64,7 @@ class Calibration:
 
     @classmethod
     def fit(cls, points: list[tuple[int, int]]) -> Calibration:
-        if len(points) >= 2 and points[1][0] != points[0][0]:
+        if len(points) >= LINE_POINTS and points[1][0] != points[0][0]:
             (e1, r1), (e2, r2) = points[0], points[1]
             slope = (r2 - r1) / (e2 - e1)
             if slope > 0:
@@ -142,7 +144,7 @@ class WindowSearch:
     def add(self, sent: Sent) -> Point:
         reported = sent.reply.usage.input_tokens if sent.reply else None
         truncated = False
-        if reported is not None and len(self._calibration_points) >= 2:
+        if reported is not None and len(self._calibration_points) >= LINE_POINTS:
             truncated = reported < TRUNCATION_SLACK * self.calibration.expected(sent.estimate)
         elif reported is not None:
             self._calibration_points.append((sent.estimate, reported))

@@ -24,9 +24,9 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from fakes import Exchange, FakeBehaviour, FakeProvider, FakeScript, RequestLog
-from fakes.answer import Answer
-from fakes.caching import DEFAULT_MAX_KEYS, CachePolicyName, PrefixStore
-from fakes.prefix_chain import ROW_COST_CACHE_ENTRIES, RowCosts
+from fakes.serving.answer import Answer
+from fakes.simulations.caching import DEFAULT_MAX_KEYS, CachePolicyName, PrefixStore
+from fakes.simulations.prefix_chain import ROW_COST_CACHE_ENTRIES, RowCosts
 from fakes.wire.base import RequestContext, WireFormat
 from harness.load.template import SESSION_HEADER, ProviderTemplate
 
@@ -72,7 +72,7 @@ class CountingLog(RequestLog):
 class SessionScriptedFake(FakeProvider):
     """A fake whose script runs per session (see the module docstring)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 (one keyword per fake setting a scenario can give)
         self,
         provider: str,
         model: str,

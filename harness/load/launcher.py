@@ -199,7 +199,9 @@ def run_locust(
         if serve_metrics_port is not None:
             metrics = serve_metrics(multiprocess_registry(multiproc), serve_metrics_port)
         try:
-            summary = _run(plan, options, folder, multiproc, progress or Tracker(), stop)
+            summary = _run(
+                plan, options, folder, multiproc, progress=progress or Tracker(), stop=stop
+            )
         finally:
             if metrics is not None:
                 metrics.close()
@@ -213,6 +215,7 @@ def _run(
     options: LocustOptions,
     folder: Path,
     multiproc: Path,
+    *,
     progress: Tracker,
     stop: StopRequest,
 ) -> LoadSummary:
@@ -229,12 +232,20 @@ def _run(
         watch = ServerWatch(servers, began, lambda: failed_so_far(aggregate))
         with progress:
             _run_processes(
-                shared, options, folder, locust_plan, multiproc, host, progress, stop, watch
+                shared,
+                options,
+                folder,
+                plan_file=locust_plan,
+                multiproc=multiproc,
+                host=host,
+                progress=progress,
+                stop=stop,
+                watch=watch,
             )
         elapsed = time.monotonic() - began
         watch.check()
         stats = servers.stop()
-    summary = _summarise(shared, options, folder, multiproc, elapsed, stats)
+    summary = _summarise(shared, options, folder, multiproc, elapsed=elapsed, stats=stats)
     summary = replace(summary, server_deaths=watch.deaths(summary.failed_calls))
     return interrupted(summary, stop.name) if stop.name is not None else summary
 
@@ -243,6 +254,7 @@ def _run_processes(
     plan: LoadPlan,
     options: LocustOptions,
     folder: Path,
+    *,
     plan_file: Path,
     multiproc: Path,
     host: str,
@@ -290,6 +302,7 @@ def _summarise(
     options: LocustOptions,
     folder: Path,
     multiproc: Path,
+    *,
     elapsed: float,
     stats: list[ServerStats],
 ) -> LoadSummary:
@@ -303,7 +316,13 @@ def _summarise(
             locust_stats = []
     log = (folder / "locust.log").read_text(encoding="utf-8", errors="replace")
     summary = locust_summary(
-        plan, options.workers, multiproc, elapsed, locust_stats, log, options.prices,
-        options.price_as,
-    )  # fmt: skip
+        plan,
+        options.workers,
+        multiproc,
+        elapsed,
+        locust_stats=locust_stats,
+        log=log,
+        prices=options.prices,
+        price_as=options.price_as,
+    )
     return replace(summary, servers=stats)

@@ -102,6 +102,7 @@ def locust_summary(
     workers: int,
     multiproc: Path,
     elapsed: float,
+    *,
     locust_stats: Sequence[Mapping[str, object]],
     log: str,
     prices: PriceTable | None = None,

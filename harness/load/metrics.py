@@ -2,7 +2,7 @@
 
 The harness's trim, budget, capacity and call metrics come from ``PrometheusObserver``
 (``harness.telemetry``). A load run adds three families of its own (names here, not in
-``telemetry/names.py``, because only load runs emit them):
+``telemetry/names/``, because only load runs emit them):
 
 - ``trimscope_load_sessions_total{outcome=completed|failed|interrupted}`` (``failed``: every
   turn of the session failed, see ``session_outcome``);

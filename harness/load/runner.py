@@ -56,9 +56,9 @@ from harness.load.watch import WATCH_INTERVAL_S, ServerWatch
 from harness.pricing.spend import Spend
 from harness.pricing.table import PriceTable
 from harness.progress import Tracker
-from harness.providers.canonical import decoded_row
-from harness.providers.errors import ProviderServerError
-from harness.providers.failures import CONNECT_ERROR_TYPE
+from harness.providers.clients.canonical import decoded_row
+from harness.providers.overflow.errors import ProviderServerError
+from harness.providers.overflow.failures import CONNECT_ERROR_TYPE
 from harness.runtime.text import counted
 
 
@@ -207,7 +207,16 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     _raise_worker_error(results)
     if metrics is not None:
         metrics.peak_rss.set(peak_rss_mb() * 1024 * 1024)
-    summary = _summary(plan, tally, samples, counts, elapsed, cpu, options.notes, stop.reason)
+    summary = _summary(
+        plan,
+        tally,
+        samples,
+        counts,
+        elapsed=elapsed,
+        cpu=cpu,
+        notes=options.notes,
+        stopped_by=stop.reason,
+    )
     summary = with_costs(summary, Spend.of(tally), options.prices, options.price_as)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
 
@@ -275,7 +284,7 @@ async def _run_workers(
 
 def nothing_ran(plan: LoadPlan, notes: Sequence[str], interrupted_by: str) -> LoadSummary:
     """The summary of a run a signal stopped before any session started."""
-    summary = _summary(plan, LoadTally(), Samples(), _Progress(), 0.0, 0.0, notes)
+    summary = _summary(plan, LoadTally(), Samples(), _Progress(), elapsed=0.0, cpu=0.0, notes=notes)
     return interrupted(summary, interrupted_by)
 
 
@@ -289,6 +298,7 @@ def _summary(
     tally: LoadTally,
     samples: Samples,
     counts: _Progress,
+    *,
     elapsed: float,
     cpu: float,
     notes: Sequence[str],

@@ -147,6 +147,7 @@ def session_template(
     context_window: int | None,
     latency_ms: int,
     limits: Limits,
+    *,
     max_texts: int,
 ) -> tuple[SessionTemplate, list[str]]:
     """``load``'s session template and notes: the built-in workload, or ``scenario`` read

@@ -54,8 +54,8 @@ from harness.load.template import (
 )
 from harness.load.transport import SLOT_HEADER, ShardedTransport
 from harness.providers import ProviderReply, ProviderRequest
-from harness.providers.base import ProviderClient
-from harness.providers.factory import make_client
+from harness.providers.plumbing.base import ProviderClient
+from harness.providers.plumbing.factory import make_client
 from harness.runtime import ProviderProfile
 from harness.sketch import Sketch
 

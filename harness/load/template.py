@@ -31,8 +31,8 @@ from typing import Final
 from pydantic import TypeAdapter
 
 from fakes import FakeBehaviour, FakeScript, ScriptedReply, ScriptedToolCall
-from fakes.caching import CachePolicyName
 from fakes.profiles import SDK_ENDPOINTS
+from fakes.simulations.caching import CachePolicyName
 from harness.atomic import write_bytes_atomic
 from harness.runtime import HistoryPruning, RuntimeProfile
 
@@ -104,7 +104,7 @@ class ProviderTemplate:
     latency_ms: int = 0
     fake_model: str | None = None
     caching: CachePolicyName | None = None
-    """The fake's prompt caching (``fakes.caching``); ``None``: the provider's own."""
+    """The fake's prompt caching (``fakes.simulations.caching``); ``None``: the provider's own."""
 
     @property
     def served_model(self) -> str:

@@ -29,7 +29,7 @@ import httpx
 from harness.atomic import atomic_write
 from harness.load.template import SESSION_HEADER
 from harness.load.transport import ShardedTransport
-from harness.providers.classify import extended_is_overflow
+from harness.providers.overflow.classify import extended_is_overflow
 from harness.wire import Finding, ObserverConfig, WireExchange, WireKind, WireObserver, wire_of
 from harness.wire.observer import DEFAULT_MAX_BODY_BYTES
 

@@ -8,9 +8,13 @@ overflow classifiers of spec 19.10 (``reference``, ``extended``; ``extended`` is
 default); ``classify_overflow`` gives both verdicts for any ``(provider, status, body)``.
 """
 
-from harness.providers.anthropic import AnthropicClient
-from harness.providers.base import ProviderClient, ProviderReply, ProviderRequest, Usage
-from harness.providers.classify import (
+from harness.providers.clients.anthropic import AnthropicClient
+from harness.providers.clients.cohere import CohereClient
+from harness.providers.clients.gemini import GeminiClient
+from harness.providers.clients.ollama import OllamaClient
+from harness.providers.clients.openai_chat import AzureOpenAIChatClient, OpenAIChatClient
+from harness.providers.clients.openai_responses import OpenAIResponsesClient
+from harness.providers.overflow.classify import (
     DEFAULT_CLASSIFIER,
     Classifier,
     OverflowClassifier,
@@ -19,8 +23,7 @@ from harness.providers.classify import (
     is_context_window_stop,
     reference_is_overflow,
 )
-from harness.providers.cohere import CohereClient
-from harness.providers.errors import (
+from harness.providers.overflow.errors import (
     ContextWindowExceeded,
     OverflowVerdicts,
     ProviderError,
@@ -31,13 +34,10 @@ from harness.providers.errors import (
     RateLimited,
     render_provider_error,
 )
-from harness.providers.factory import CLIENT_CLASSES, PROVIDER_KINDS, make_client
-from harness.providers.failures import failure_error, parse_retry_after
-from harness.providers.gemini import GeminiClient
-from harness.providers.ollama import OllamaClient
-from harness.providers.openai_chat import AzureOpenAIChatClient, OpenAIChatClient
-from harness.providers.openai_responses import OpenAIResponsesClient
-from harness.providers.transport import HttpProviderClient
+from harness.providers.overflow.failures import failure_error, parse_retry_after
+from harness.providers.plumbing.base import ProviderClient, ProviderReply, ProviderRequest, Usage
+from harness.providers.plumbing.factory import CLIENT_CLASSES, PROVIDER_KINDS, make_client
+from harness.providers.plumbing.transport import HttpProviderClient
 
 __all__ = [
     "CLIENT_CLASSES",

@@ -34,7 +34,7 @@ from harness.events import (
     ProviderCallFinished,
     ProviderCallStarted,
 )
-from harness.providers.errors import (
+from harness.providers.overflow.errors import (
     ContextWindowExceeded,
     ProviderError,
     ProviderProtocolError,
@@ -42,7 +42,7 @@ from harness.providers.errors import (
     ProviderTimeout,
     RateLimited,
 )
-from harness.providers.failures import TIMEOUT_ERROR_TYPE, failure_error
+from harness.providers.overflow.failures import TIMEOUT_ERROR_TYPE, failure_error
 from harness.proxy.sinks import Outcome, Traffic
 from harness.wire import DecodedAnswer, ObservedCall, WireExchange
 

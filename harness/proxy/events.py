@@ -41,7 +41,7 @@ from harness.events import (
     WireFindingObserved,
 )
 from harness.providers import classify_overflow
-from harness.providers.failures import OVERFLOW_ERROR_TYPE, provider_error_type
+from harness.providers.overflow.failures import OVERFLOW_ERROR_TYPE, provider_error_type
 from harness.wire import Finding, WireExchange
 
 WIRE_TRIM_REASON: Final = "wire"

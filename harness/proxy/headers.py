@@ -38,7 +38,7 @@ MIN_SECRET_CHARS: Final = 4
 """Shorter values are not scrubbed from bodies: replacing every ``abc`` would garble them."""
 _MASKED: Final = re.compile(rb"([A-Za-z0-9_\-]*)\*{3,}([A-Za-z0-9_\-]*)")
 """A key echoed partly masked: OpenAI's 401 quotes its first 8 and last 4 characters
-around asterisks (``fakes/auth.py``)."""
+around asterisks (``fakes/serving/auth.py``)."""
 _SCHEMES: Final = ("bearer ", "basic ", "token ")
 
 

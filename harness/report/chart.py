@@ -22,6 +22,7 @@ LEFT, RIGHT, TOP, BOTTOM = 64, 70, 34, 40
 LOG_RATIO = 10.0
 LABEL_GAP = 12.0  # px between the budget and window labels at the right edge
 MAX_DOTS = 250  # beyond this many calls, dots would hide the line
+MAX_DECADES_WITH_STEPS = 3  # a log axis this short also ticks at 2 and 5 per decade
 TRIGGER_COLOURS = {
     "proactive": "#1b9e77",
     "reported_usage": "#7570b3",
@@ -60,7 +61,7 @@ class Scale:
             step = nice_step(self.y1 - self.y0, 5)
             return [i * step for i in range(int(self.y1 // step) + 1)]
         decades = range(round(math.log10(self.y0)), round(math.log10(self.y1)) + 1)
-        factors = (1, 2, 5) if len(decades) <= 3 else (1,)
+        factors = (1, 2, 5) if len(decades) <= MAX_DECADES_WITH_STEPS else (1,)
         ticks = (f * 10.0**d for d in decades for f in factors)
         return [t for t in ticks if self.y0 <= t <= self.y1]
 
@@ -135,7 +136,10 @@ def _labels(window: int | None, budget: int | None, scale: Scale) -> str:
         for kind, value in (("window", window), ("budget", budget))
         if value is not None
     }
-    if len(placed) == 2 and abs(placed["window"] - placed["budget"]) < LABEL_GAP:
+    if (
+        placed.keys() == {"window", "budget"}
+        and abs(placed["window"] - placed["budget"]) < LABEL_GAP
+    ):
         middle = (placed["window"] + placed["budget"]) / 2
         placed = {"window": middle - LABEL_GAP / 2, "budget": middle + LABEL_GAP / 2}
     values = {"window": window, "budget": budget}

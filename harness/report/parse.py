@@ -224,7 +224,7 @@ _MARK_FIELDS: dict[str, Any] = {"session_id": str | None, "signal": str}
 _REQUIRED: dict[str, frozenset[str]] = {k.__name__: _required_fields(k) for k in EVENT_KINDS}
 
 
-def _conforms(value: Any, expected: Any) -> bool:
+def _conforms(value: Any, expected: Any) -> bool:  # noqa: PLR0911 (a return per field type)
     """Whether a JSON value can stand for ``expected`` (as ``event_from_record`` reads it)."""
     if isinstance(expected, types.UnionType) or typing.get_origin(expected) is typing.Union:
         return any(_conforms(value, option) for option in typing.get_args(expected))

@@ -9,6 +9,9 @@ from __future__ import annotations
 import html
 import math
 
+_THOUSAND = 1_000
+_MILLION = 1_000_000
+
 Attr = str | int | float | None
 
 
@@ -50,11 +53,11 @@ def tokens(value: float | None) -> str:
     """Token counts for labels: ``950``, ``8k``, ``12.5k``, ``1.05M``; ``-`` when unknown."""
     if value is None:
         return "-"
-    if abs(value) < 1_000:
+    if abs(value) < _THOUSAND:
         return f"{value:g}"
-    if abs(value) < 1_000_000:
-        return f"{value / 1_000:.3g}k"
-    return f"{value / 1_000_000:.3g}M"
+    if abs(value) < _MILLION:
+        return f"{value / _THOUSAND:.3g}k"
+    return f"{value / _MILLION:.3g}M"
 
 
 def grouped(value: int | None) -> str:

@@ -23,7 +23,7 @@ class HarnessError(Exception):
             FieldProblems              harness.scenarios.vocabulary (ValueError: pydantic)
             PricesError                harness.pricing.reading
             ProtocolError              harness.sut.protocol (ValueError)
-            ProviderError              harness.providers.errors
+            ProviderError              harness.providers.overflow.errors
                 ContextWindowExceeded
                 ProviderProtocolError
                 ProviderRequestRejected
@@ -41,7 +41,7 @@ class HarnessError(Exception):
             TranscriptError            harness.telemetry.transcript (ValueError)
             UpstreamError              harness.proxy.upstream (ValueError)
             WireDecodeError            harness.wire.decoded (ValueError)
-            WireShapeError             harness.providers.wirejson (ValueError)
+            WireShapeError             harness.providers.plumbing.wirejson (ValueError)
 
     Outside it, on purpose: ``harness.interrupt.Interrupted`` derives from
     ``BaseException`` (like ``KeyboardInterrupt``, so no ``except Exception`` swallows a

@@ -27,9 +27,8 @@ from harness.agent import (
     template_tool,
 )
 from harness.events import EventBus, Observer
-from harness.providers.anthropic import AnthropicClient
-from harness.providers.factory import make_client
-from harness.providers.transport import sequential_call_ids
+from harness.providers.plumbing.factory import WireOptions, make_client
+from harness.providers.plumbing.transport import sequential_call_ids
 from harness.runtime import (
     ChatMessage,
     HistoryPruning,
@@ -201,11 +200,13 @@ def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) 
             api_key=SCENARIO_API_KEY,
             provider_name=ref,
             id_factory=sequential_call_ids(),
+            options=WireOptions(
+                provider_context=None
+                if spec.context_management is None
+                else spec.context_management.resolved(),
+                cache_breakpoints=spec.cache_breakpoints,
+            ),
         )
-        if isinstance(client, AnthropicClient):
-            client.cache_breakpoints = spec.cache_breakpoints
-        if spec.context_management is not None:
-            client.provider_context = spec.context_management.resolved()
         clients[ref] = client
     config = LoopConfig(
         profile=runtime_profile(scenario),

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fakes.scripting.script import SERVER_ERROR_STATUSES
 from harness.scenarios.fault_rates_spec import FaultRatesSpec
 from harness.scenarios.provider_side import ProviderSideSpec
 from harness.scenarios.vocabulary import look_alike_names, raise_if, unknown
@@ -60,7 +61,7 @@ class FaultSpec(_Strict):
 
     @model_validator(mode="after")
     def _complete(self) -> FaultSpec:
-        if self.kind == "server_error" and not 500 <= self.status <= 599:
+        if self.kind == "server_error" and self.status not in SERVER_ERROR_STATUSES:
             raise_if(
                 [(("status",), f"expected a 5xx status for server_error, found {self.status}")]
             )
@@ -72,7 +73,7 @@ class FaultSpec(_Strict):
 
 
 class WhenSpec(_Strict):
-    """Which request a step answers (``fakes.script.StepCondition``); every key given
+    """Which request a step answers (``fakes.scripting.script.StepCondition``); every key given
     must hold, and at least one is given."""
 
     user_turn: Annotated[int, Field(ge=1)] | None = Field(
@@ -134,7 +135,7 @@ class FakeSpec(_Strict):
     )
     provider_side: ProviderSideSpec = ProviderSideSpec()
     fault_rates: FaultRatesSpec | None = Field(
-        default=None, description="faults at a rate, placed by a seed (fakes.fault_rates)"
+        default=None, description="faults at a rate, placed by a seed (fakes.scripting.fault_rates)"
     )
 
     @model_validator(mode="after")

@@ -1,6 +1,6 @@
 """A fake's faults at a rate (``fake.fault_rates`` in a scenario, ``fault_rates`` in a
 ``fake serve --script`` file): a seeded mix of 5xx, 429s, hangs, broken streams and
-malformed bodies spread over the calls (``fakes.fault_rates``)."""
+malformed bodies spread over the calls (``fakes.scripting.fault_rates``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 import fakes
-from fakes.fault_rates import DEFAULT_FAULT_SEED
+from fakes.scripting.fault_rates import DEFAULT_FAULT_SEED
 from harness.scenarios.vocabulary import Loc, raise_if
 
 Rate = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]

@@ -26,8 +26,8 @@ from harness.agent import (
     open_agent,
 )
 from harness.events import EventBus
-from harness.providers.factory import make_client
-from harness.providers.transport import HttpProviderClient
+from harness.providers.plumbing.factory import make_client
+from harness.providers.plumbing.transport import HttpProviderClient
 from harness.runtime import RuntimeProfile
 from harness.scenarios.environment import (
     FAKE_FOR_KIND,

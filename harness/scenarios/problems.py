@@ -25,6 +25,8 @@ from harness.scenarios.vocabulary import FieldProblems, Loc, unknown
 Locate = Callable[[Loc], int]
 
 _KEY = "[key]"
+_KEYS_SHOWN = 6  # a mapping is described by its first keys
+_SHOWN_CHARS = 60  # a value longer than this is cut, "..." included
 _SIMPLE: Mapping[str, str] = {
     "string_type": "a string",
     "int_type": "an integer",
@@ -64,12 +66,13 @@ def found(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Mapping):
-        keys = ", ".join(str(k) for k in list(value)[:6]) + (", ..." if len(value) > 6 else "")
+        shown_keys = list(value)[:_KEYS_SHOWN]
+        keys = ", ".join(str(k) for k in shown_keys) + (", ..." if len(value) > _KEYS_SHOWN else "")
         return f"a mapping with keys {keys}" if value else "an empty mapping"
     if isinstance(value, list):
         return f"a list of {len(value)} item(s)" if value else "an empty list"
     shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
+    return shown if len(shown) <= _SHOWN_CHARS else shown[: _SHOWN_CHARS - len("...")] + "..."
 
 
 def dotted(loc: Loc) -> str:
@@ -172,7 +175,9 @@ def _split(detail: ErrorDetails, data: object) -> _Error:
     return _Error(detail, (*data_loc, *last), union_at, member_loc, key_error)
 
 
-def _expected(root: type[BaseModel], error: _Error) -> str | None:
+def _expected(  # noqa: PLR0911 (a return per pydantic error kind)
+    root: type[BaseModel], error: _Error
+) -> str | None:
     detail = error.detail
     kind, ctx = detail["type"], detail.get("ctx", {})
     if kind in _SIMPLE:

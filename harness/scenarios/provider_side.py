@@ -1,8 +1,8 @@
 """Scenario keys for context management on the provider's side (issue 17).
 
 ``providers.<ref>.context_management`` is what the route asks the provider to do (the
-client sends it: ``harness.providers.context_management``); ``providers.<ref>.fake.
-provider_side`` is how the fake behind it treats the fields (``fakes.provider_side``):
+client sends it: ``harness.providers.clients.context_management``); ``providers.<ref>.fake.
+provider_side`` is how the fake behind it treats the fields (``fakes.simulations.provider_side``):
 ``honour`` them, ``ignore`` them (a gateway that drops them silently) or ``reject`` them,
 whether its compactions fail, and whether history signed by the real provider is taken as
 opaque (``foreign_history``).
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fakes.provider_side import DEFAULT_FOREIGN_HISTORY, ForeignHistory
+from fakes.simulations.provider_side import DEFAULT_FOREIGN_HISTORY, ForeignHistory
 from harness.scenarios.vocabulary import Loc
 
 if TYPE_CHECKING:  # imported when resolved: validating a scenario loads no provider client
-    from harness.providers.context_management import ProviderContext
+    from harness.providers.clients.context_management import ProviderContext
 
 NonNegative = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(gt=0)]
@@ -82,7 +82,7 @@ class ContextManagementSpec(_Strict):
     )
 
     def resolved(self) -> ProviderContext:
-        from harness.providers.context_management import (  # noqa: PLC0415  (see the import)
+        from harness.providers.clients.context_management import (  # noqa: PLC0415  (see the import)
             ClearThinking,
             ClearToolUses,
             Compact,

@@ -114,7 +114,7 @@ class ProviderSpec(_Strict):
     @model_validator(mode="after")
     def _counter_has_its_tokenizer(self) -> ProviderSpec:
         # ``exact`` needs a model with a public tokenizer, and any real tokenizer its package
-        from fakes.counters import get_counter  # noqa: PLC0415  (loads no tokenizer until asked)
+        from fakes.counting.counters import get_counter  # noqa: PLC0415  (loads no tokenizer until asked)
 
         if self.fake.counter not in ("heuristic", "provider"):
             try:

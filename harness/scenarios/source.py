@@ -38,6 +38,9 @@ _INT_TAG = "tag:yaml.org,2002:int"
 # Longer integer text cannot be <= MAX_INTEGER (19 digits, plus sign, prefix and '_');
 # checking the length first keeps Python's 4300-digit conversion limit out of reach.
 _MAX_INT_TEXT = 40
+_EXACT_DIGITS = 18  # a count this long is written out; a longer one as a power of ten
+_SHOWN_VALUE_CHARS = 24  # a longer offending value is cut to its first _CUT_VALUE_CHARS
+_CUT_VALUE_CHARS = 20
 _FILE_KINDS = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFCHR: "a character device",
@@ -223,7 +226,7 @@ def _measure(root: yaml.Node) -> tuple[dict[int, int], dict[int, int]]:
 
 def _count(number: int) -> str:
     text = str(number)
-    return text if len(text) <= 18 else f"about 10^{len(text) - 1}"
+    return text if len(text) <= _EXACT_DIGITS else f"about 10^{len(text) - 1}"
 
 
 def _first_over(root: yaml.Node, size: dict[int, int], limit: int) -> tuple[Loc, int]:
@@ -293,8 +296,8 @@ def _scalar_problem(node: yaml.ScalarNode, is_key: bool, loader: yaml.SafeLoader
         if number is None or abs(number) > MAX_INTEGER:
             shown = (
                 node.value
-                if len(node.value) <= 24
-                else f"{node.value[:20]}... ({len(node.value)} characters)"
+                if len(node.value) <= _SHOWN_VALUE_CHARS
+                else f"{node.value[:_CUT_VALUE_CHARS]}... ({len(node.value)} characters)"
             )
             return f"expected an integer of at most {MAX_INTEGER}, found {shown}"
     return None

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import fakes
 from harness.events import Event, ProviderCallFinished
-from harness.providers.classify import extended_is_overflow
+from harness.providers.overflow.classify import extended_is_overflow
 from harness.wire import (
     Finding,
     ObserverConfig,

@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from fakes.log import Exchange
 from fakes.rows import Row
+from fakes.serving.log import Exchange
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.loader import LoadedScenario, load_all
 from harness.sut.inprocess import ReferenceRun, reference_run

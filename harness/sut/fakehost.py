@@ -19,7 +19,7 @@ from typing import Any, Final
 import uvicorn
 
 from fakes import FakeProvider
-from fakes.app import build_app
+from fakes.serving.app import build_app
 
 LOOPBACK: Final = "127.0.0.1"
 PREFIX: Final = "/s/"
@@ -86,7 +86,7 @@ class FakeHost:
 
     def __init__(self) -> None:
         self.dispatcher = Dispatcher()
-        # IPPROTO_TCP: asyncio then sets TCP_NODELAY on accepted sockets (see fakes.mounts)
+        # IPPROTO_TCP: asyncio then sets TCP_NODELAY on accepted sockets (see fakes.serving.mounts)
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._socket.bind((LOOPBACK, 0))

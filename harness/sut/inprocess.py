@@ -11,8 +11,8 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fakes.log import Exchange
 from fakes.rows import Row
+from fakes.serving.log import Exchange
 from harness.agent import DEFAULT_SENDER, open_session
 from harness.scenarios.environment import build_environment
 from harness.scenarios.loader import LoadedScenario

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.log import Exchange
+from fakes.serving.log import Exchange
 from harness.interrupt import StopRequest
 from harness.scenarios.loader import LoadedScenario
 from harness.sut.judge import INVARIANTS

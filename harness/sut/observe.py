@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fakes.log import Exchange
-from harness.providers.classify import extended_is_overflow
+from fakes.serving.log import Exchange
+from harness.providers.overflow.classify import extended_is_overflow
 from harness.scenarios.wire_watch import as_wire_exchange
 from harness.wire import ObserverConfig, WireKind, WireObserver
 from harness.wire.model import Finding

@@ -29,9 +29,9 @@ from harness.agent import (
     open_agent,
 )
 from harness.events import Event, EventBus, HistoryTrimmed, RecoveryAttempted
-from harness.providers.errors import ContextWindowExceeded, ProviderError
-from harness.providers.factory import make_client
-from harness.providers.transport import sequential_call_ids
+from harness.providers.overflow.errors import ContextWindowExceeded, ProviderError
+from harness.providers.plumbing.factory import make_client
+from harness.providers.plumbing.transport import sequential_call_ids
 from harness.runtime import ProviderProfile, RuntimeProfile, ToolSpec
 from harness.runtime.errors import ContextCapacityExceeded
 from harness.sut.adapter import Adapter, Callbacks, Session, TurnFailed, Unsupported

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from fakes.log import Exchange
 from fakes.rows import Row
+from fakes.serving.log import Exchange
 from harness.interrupt import StopRequest
 from harness.scenarios.environment import FAKE_FOR_KIND, SCENARIO_API_KEY, build_fake
 from harness.scenarios.loader import LoadedScenario

@@ -112,7 +112,9 @@ def decision_attributes(event: Decision) -> Attributes:
     return decision_attributes_of(event)(event)
 
 
-def decision_attributes_of(event: Decision) -> Callable[[Any], Attributes]:
+def decision_attributes_of(  # noqa: PLR0911 (a case per decision kind)
+    event: Decision,
+) -> Callable[[Any], Attributes]:
     """The function that makes ``event``'s attributes, for every event of its type (the
     span observer keeps it per type rather than matching each event)."""
     match event:

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from typing import Any, assert_never
@@ -89,10 +88,7 @@ from harness.telemetry.otel_spans import (
     caused_by,
     set_outcome,
 )
-
-DEFAULT_MAX_SESSIONS = 10_000
-"""Sessions whose last trace id is remembered for exemplars (the one whose trace id changed
-least recently is forgotten first)."""
+from harness.telemetry.otel_traces import DEFAULT_MAX_SESSIONS, SessionTraces
 
 # A wire trim is read from one call's request: like a reactive or reported-usage trim, it
 # belongs to that call's span when one is open.
@@ -123,13 +119,12 @@ class OtelObserver(TypeDispatched):
         # None: the SDK's clock (tested inline: a call per event to answer None cost more)
         self._ns = clock_to_ns
         self._operation = operation_name
-        self._max_sessions = max_sessions
         self._sessions: dict[str, SessionSpans] = {}
-        # session id -> (trace id, its hex form), in the order the trace ids last changed
-        self._last_trace: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
-        # session id -> exemplar labels of its latest trace, when that one was recorded
-        self._exemplars: dict[str, dict[str, str]] = {}
-        self.exemplar_of: Callable[[str], dict[str, str] | None] = self._exemplars.get
+        traces = SessionTraces(max_sessions)
+        # the hot paths read the trace memory's dict and call its method directly
+        self._last_trace = traces.last
+        self._remember = traces.remember
+        self.exemplar_of: Callable[[str], dict[str, str] | None] = traces.exemplars.get
         """A session id's exemplar labels (``trace_id``: its latest recorded trace), or
         ``None``: for the metrics observer, which asks once per event. The dict's own
         ``get``: no call of ours, and the labels are built once per trace, not per event."""
@@ -157,7 +152,7 @@ class OtelObserver(TypeDispatched):
 
     # --- dispatch -----------------------------------------------------------------------
 
-    def _dispatch(self, event: Event) -> _Handler:
+    def _dispatch(self, event: Event) -> _Handler:  # noqa: PLR0911 (a case per event kind)
         """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted():
@@ -282,7 +277,7 @@ class OtelObserver(TypeDispatched):
             SpanKind.CLIENT,
             {**previous.attributes, n.ATTR_ATTEMPT: attempt},
             previous.end_ns,
-            parent,
+            parent=parent,
         )
         return CallSpan(
             previous.call_id, span, previous.name, previous.attributes, trace_id, attempt=attempt
@@ -298,7 +293,7 @@ class OtelObserver(TypeDispatched):
             SpanKind.INTERNAL,
             tool_start_attributes(event),
             None if self._ns is None else self._ns(event.at),
-            state.parent,
+            parent=state.parent,
         )[0]
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
@@ -377,6 +372,7 @@ class OtelObserver(TypeDispatched):
         kind: SpanKind,
         attributes: Attributes,
         start_ns: int | None,
+        *,
         parent: Context | None = None,
     ) -> tuple[Span, int]:
         """Start a span (under ``parent``, the turn's context, when given) and note its
@@ -396,31 +392,6 @@ class OtelObserver(TypeDispatched):
             if call.end_ns is None:  # superseded before it finished: record that honestly
                 call.span.set_attribute(n.ATTR_INCOMPLETE, True)
             call.span.end(end_time=call.end_ns)
-
-    def _remember(self, session_id: str, span: Span) -> int:
-        """Note the session's trace id for ``trace_id_of``: stored (and formatted) only when
-        it differs from the one stored, so the spans and span events of one turn (one trace)
-        cost a lookup each. Returns the span's trace id (kept with the span for that
-        lookup)."""
-        context = span.get_span_context()
-        trace_id: int = context.trace_id
-        known = self._last_trace.get(session_id)
-        if (known is not None and known[0] == trace_id) or not trace_id:
-            return trace_id
-        last = self._last_trace
-        # A trace the sampler dropped is remembered as none: an exemplar must link to a
-        # trace that exists, never to an older one of the session.
-        hex_id = trace.format_trace_id(trace_id) if context.trace_flags.sampled else None
-        last[session_id] = (trace_id, hex_id)
-        last.move_to_end(session_id)
-        exemplars = self._exemplars
-        if hex_id is None:
-            exemplars.pop(session_id, None)
-        else:  # a new dict: the client keeps the one it was given and never changes it
-            exemplars[session_id] = {n.EXEMPLAR_TRACE_ID: hex_id}
-        while len(last) > self._max_sessions:
-            exemplars.pop(last.popitem(last=False)[0], None)
-        return trace_id
 
 
 def event_clock_ns(at: float) -> int:

@@ -6,6 +6,7 @@ decisions and the route's budget and window gauges; ``CapacityChecked`` → capa
 (and refusals); ``OverflowDetected`` → classifier verdicts; ``RecoveryAttempted`` →
 recoveries; ``ProviderCallFinished`` → calls, GenAI duration and token usage, utilisation;
 ``WireFindingObserved`` → wire findings (``prom_wire.py``), all by ``source`` where it applies.
+Trims, provider edits and budgets are counted in ``prom_decisions.py``.
 
 Two metrics need more than one event:
 
@@ -64,6 +65,7 @@ from harness.events import (
 from harness.telemetry import names as n
 from harness.telemetry.fanout import TypeDispatched
 from harness.telemetry.metrics import Children, MetricSet
+from harness.telemetry.prom_decisions import DecisionMetrics
 from harness.telemetry.prom_wire import WireFindingMetrics
 
 Exemplars = Callable[[str], "Mapping[str, str] | None"]
@@ -83,7 +85,6 @@ uncached input, output usage (``_unreported`` for a count the call does not repo
 _CallKey = tuple[str, str, str | None, str, str | None, str]
 """A finished call's provider (route), provider kind, model, outcome, error type, source."""
 _FinishKey = tuple[str, str, str | None, str, str | None, str, bool, bool]
-_Budget = tuple[_Update, Callable[[float], None], Callable[[float], None]]
 
 
 def _unreported(value: float, exemplar: _Exemplar | None) -> None:
@@ -139,12 +140,6 @@ class PrometheusObserver(TypeDispatched):
         self._overflows: dict[str, list[_Overflow]] = {}
         children = {spec.name: Children(self.metrics.family(spec)) for spec in n.METRICS}
         self._turns = children[n.TURNS.name]
-        self._trims = children[n.TRIMS.name]
-        self._dropped_messages = children[n.DROPPED_MESSAGES.name]
-        self._dropped_turns = children[n.DROPPED_TURNS.name]
-        self._budget_decisions = children[n.BUDGET_DECISIONS.name]
-        self._budget_tokens = children[n.BUDGET_TOKENS.name]
-        self._window_tokens = children[n.WINDOW_TOKENS.name]
         self._capacity_checks = children[n.CAPACITY_CHECKS.name]
         self._capacity_refusals = children[n.CAPACITY_REFUSALS.name]
         self._utilizations = children[n.UTILIZATION.name]
@@ -158,14 +153,10 @@ class PrometheusObserver(TypeDispatched):
         self._tool_calls = children[n.TOOL_CALLS.name]
         self._tools_truncated = children[n.TOOL_RESULTS_TRUNCATED.name]
         self._input_tokens = children[n.INPUT_TOKENS.name]
-        self._cache_loss = children[n.CACHE_LOSS.name]
-        self._trimmed_tokens = children[n.TRIMMED_TOKENS.name]
-        self._provider_edits = children[n.PROVIDER_EDITS.name]
-        self._provider_cleared = children[n.PROVIDER_CLEARED_TOKENS.name]
-        self._compaction_tokens = children[n.PROVIDER_COMPACTION_TOKENS.name]
         self._wire = WireFindingMetrics(children)
-        # (provider, model, rule, window source) -> a budget's decision count and gauges
-        self._budgets: dict[tuple[str, str | None, str, str], _Budget] = {}
+        self._decisions = DecisionMetrics(
+            children, self._exemplars, self._overflows, self._other_turn
+        )
         # (provider, model, outcome, error type, source, no input count, no output count)
         # -> the bound updates of a call's finish
         self._finishes: dict[_FinishKey, _Finish] = {}
@@ -187,7 +178,7 @@ class PrometheusObserver(TypeDispatched):
                 exemplar = self._exemplars(event.session_id)
             self._settle(event.session_id, exemplar, recovered=False)
 
-    def _dispatch(self, event: Event) -> _Handler:  # noqa: PLR0912 (a case per event kind)
+    def _dispatch(self, event: Event) -> _Handler:  # noqa: PLR0911, PLR0912 (a case per event kind)
         """The handler for ``event``'s type; ``on_event`` keeps it per type."""
         match event:
             case TurnStarted() | ToolCallStarted():
@@ -195,7 +186,7 @@ class PrometheusObserver(TypeDispatched):
             case TurnFinished():
                 return self._turn_finished
             case BudgetResolved():
-                return self._budget
+                return self._decisions.budget
             case CapacityChecked():
                 return self._capacity
             case ProviderCallStarted():
@@ -207,9 +198,9 @@ class PrometheusObserver(TypeDispatched):
             case RecoveryAttempted():
                 return self._recovery
             case HistoryTrimmed():
-                return self._trim
+                return self._decisions.trim
             case ProviderContextEdited():
-                return self._provider_edit
+                return self._decisions.provider_edit
             case WireFindingObserved():
                 return self._wire_finding
             case ToolCallFinished():
@@ -235,61 +226,11 @@ class PrometheusObserver(TypeDispatched):
             self._settle(event.session_id, exemplar, recovered=False)
         self._turns[(event.outcome,)].inc(1, exemplar)
 
-    def _trim(self, event: HistoryTrimmed) -> None:
-        exemplar = self._exemplars(event.session_id)
-        if event.session_id in self._overflows:
-            self._other_turn(event, exemplar)
-        trigger = str(event.trigger)
-        reason = n.trim_reason_label(event.reason)
-        provider = event.provider or n.UNKNOWN
-        self._trims[(reason, trigger, provider, event.source)].inc(1, exemplar)
-        labels = (trigger, provider, event.source)
-        self._dropped_messages[labels].observe(event.dropped_messages, exemplar)
-        self._dropped_turns[labels].observe(event.dropped_turns, exemplar)
-        if event.cache_loss_tokens is not None:
-            self._cache_loss[labels].inc(event.cache_loss_tokens, exemplar)
-        if event.tokens_before is not None and event.tokens_after is not None:
-            self._trimmed_tokens[labels].inc(max(0, event.tokens_before - event.tokens_after))
-
-    def _provider_edit(self, event: ProviderContextEdited) -> None:
-        exemplar = self._exemplars(event.session_id)
-        if event.session_id in self._overflows:
-            self._other_turn(event, exemplar)
-        outcome, source = event.compaction or n.PROVIDER_EDIT_APPLIED, event.source
-        self._provider_edits[(event.edit, outcome, event.provider, source)].inc(1, exemplar)
-        if event.cleared_input_tokens:
-            cleared = self._provider_cleared[(event.edit, event.provider, source)]
-            cleared.inc(event.cleared_input_tokens)
-        for token_type, tokens in (
-            (n.TOKEN_TYPE_INPUT, event.compaction_input_tokens),
-            (n.TOKEN_TYPE_OUTPUT, event.compaction_output_tokens),
-        ):
-            if tokens:
-                self._compaction_tokens[(token_type, event.provider, source)].inc(tokens)
-
     def _wire_finding(self, event: WireFindingObserved) -> None:
         exemplar = self._exemplars(event.session_id)
         if event.session_id in self._overflows:
             self._other_turn(event, exemplar)
         self._wire.record(event, exemplar)
-
-    def _budget(self, event: BudgetResolved) -> None:
-        exemplar = self._exemplars(event.session_id)
-        if event.session_id in self._overflows:
-            self._other_turn(event, exemplar)
-        key = (event.provider, event.model, event.rule, event.window_source)
-        updates = self._budgets.get(key)
-        if updates is None:  # its three children, kept together: one lookup per event
-            route = (event.provider, event.model or n.UNKNOWN)
-            updates = self._budgets[key] = (
-                self._budget_decisions[(*route, str(event.rule), event.window_source)].inc,
-                self._budget_tokens[route].set,
-                self._window_tokens[route].set,
-            )
-        decisions, budget, window = updates
-        decisions(1, exemplar)
-        budget(event.budget_tokens)
-        window(event.model_context_window)
 
     def _capacity(self, event: CapacityChecked) -> None:
         exemplar = self._exemplars(event.session_id)

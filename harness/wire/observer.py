@@ -3,7 +3,7 @@
 It keeps per session only fingerprints and sizes of rows, never bodies (bounded memory);
 idle sessions expire after ``idle_s`` by the injected clock; at most ``max_sessions`` are
 kept (the least recently seen goes first). Overflow answers are recognised by an injected
-classifier (``harness.providers.classify`` in the composition roots; the observer itself
+classifier (``harness.providers.overflow.classify`` in the composition roots; the observer itself
 stays stdlib + runtime). The decoders are injected too (``Decoders``): by default those
 of ``harness.wire.decode``, imported on first use.
 """

@@ -22,8 +22,8 @@ from harness.agent.config import Sleep
 from harness.agent.dispatch import ToolMode
 from harness.events import Event, EventBus, event_kind
 from harness.providers import ProviderClient, ProviderReply, ProviderRequest
-from harness.providers.classify import Classifier
-from harness.providers.factory import make_client
+from harness.providers.overflow.classify import Classifier
+from harness.providers.plumbing.factory import make_client
 from harness.runtime import ProviderProfile, RuntimeProfile
 
 

@@ -18,8 +18,8 @@ from harness.agent import Agent, LoopConfig, Route, RouteTable, SessionSpec, ope
 from harness.agent.config import ENDPOINT_COMPACTION_WIRE_TYPE, FALLBACK_CLIENT_TRIM
 from harness.agent.endpoint_compaction import compactable, window_tokens
 from harness.events import CapacityChecked, EventBus, ProviderCallFinished, ProviderContextEdited
-from harness.providers.factory import make_client
-from harness.providers.kept_compactions import KeptWindow
+from harness.providers.clients.kept_compactions import KeptWindow
+from harness.providers.plumbing.factory import make_client
 from harness.runtime import ChatMessage, ProviderProfile, RuntimeProfile, estimate_history_tokens
 from tests.agent.support import Recorder
 

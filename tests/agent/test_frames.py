@@ -9,15 +9,6 @@ import json
 import pytest
 
 import fakes
-from harness.agent.frames import (
-    done_frame_context_limits,
-    observer_context,
-    rpc_context_usage,
-    rpc_history_trimmed,
-    sse_observer_history_trimmed,
-    ws_done,
-    ws_history_trimmed,
-)
 from harness.agent.routes import Route
 from harness.events import HistoryTrimmed, TrimTrigger
 from harness.runtime import (
@@ -29,6 +20,15 @@ from harness.runtime import (
     RuntimeProfile,
     WindowSource,
     resolve_context_limits,
+)
+from tests.agent.frames import (
+    done_frame_context_limits,
+    observer_context,
+    rpc_context_usage,
+    rpc_history_trimmed,
+    sse_observer_history_trimmed,
+    ws_done,
+    ws_history_trimmed,
 )
 from tests.agent.support import build_rig
 

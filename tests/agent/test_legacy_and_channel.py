@@ -19,7 +19,7 @@ from harness.agent import (
     TickClock,
 )
 from harness.events import EventBus, HistoryTrimmed
-from harness.providers.factory import make_client
+from harness.providers.plumbing.factory import make_client
 from harness.runtime import BREADCRUMB, ChatMessage, ProviderProfile, RuntimeProfile
 from harness.runtime.legacy import LEGACY_TRIM_LOG_MESSAGE
 from tests.agent.support import Recorder

@@ -1,4 +1,4 @@
-"""Every client kind of ``harness.providers.factory.PROVIDER_KINDS`` against its fake over
+"""Every client kind of ``harness.providers.plumbing.factory.PROVIDER_KINDS`` against its fake over
 real loopback HTTP, with the fake's default overflow answer and a correct window claim.
 
 The default fakes conform, except the two Ollama kinds: classic Ollama truncates an

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from fakes import FakeBehaviour, FakeScript, fail
-from fakes.faults import SERVER_ERROR_TEXT
 from fakes.pytest_plugin import FakeServerFactory
+from fakes.serving.faults import SERVER_ERROR_TEXT
 from fakes.wire.openai_chat import ORPHAN_TOOL
 from harness.conformance import EndpointUnusable, Redactor, plan, run_conformance
 from harness.conformance.checks import pairing_outcome

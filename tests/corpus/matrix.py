@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Final
 
 from fakes.catalogue import LOOK_ALIKES, OVERFLOWS
-from fakes.templates import render
+from fakes.scripting.templates import render
 from harness.providers import reference_is_overflow
-from harness.providers.classify import extended_verdict
+from harness.providers.overflow.classify import extended_verdict
 from tests.corpus import CORPUS, CorpusRow
 from tests.corpus.peers import PEERS
 

@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.providers import extended_is_overflow
-from harness.providers.classify import extended_verdict
-from harness.providers.overflow_rules import EVIDENCE, EXCLUSIONS
-from harness.providers.overflow_text import normalise
+from harness.providers.overflow.classify import extended_verdict
+from harness.providers.overflow.rules import EVIDENCE, EXCLUSIONS
+from harness.providers.overflow.text import normalise
 from tests.corpus import CORPUS, LOOKALIKE_ROWS, OVERFLOW_ROWS, CorpusRow
 from tests.corpus.peers import PEERS
 

@@ -14,8 +14,8 @@ import pytest
 
 from fakes.catalogue import overflow_entries
 from fakes.profiles import PROFILES
-from fakes.templates import render
-from harness.providers.overflow_text import normalise, unescape
+from fakes.scripting.templates import render
+from harness.providers.overflow.text import normalise, unescape
 from tests.corpus import OVERFLOW_ROWS, CorpusRow
 from tests.corpus.matrix import SAMPLE_NUMBERS
 

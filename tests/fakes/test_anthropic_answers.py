@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from fakes import ScriptedToolCall, call_tools
-from fakes.context_edits import COMPACT_BETA
+from fakes.simulations.context_edits import COMPACT_BETA
 from fakes.wire.base import RequestContext
 from tests.fakes.shapes import fixture, key_paths
 from tests.fakes.test_context_edits import BIG, body, compact, fake, obj, send

@@ -1,5 +1,5 @@
 """The ``auth`` fault: every provider and wire format answers an invalid key as the real
-provider does (status, body, headers; bodies quoted in ``fakes/auth.py``), before the body
+provider does (status, body, headers; bodies quoted in ``fakes/serving/auth.py``), before the body
 is even looked at; OpenAI-style wires echo the key partly masked."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes import PROFILES, FakeProvider, FakeScript, fail
-from fakes.auth import OPENAI_KEY_SHOWN_HEAD, OPENAI_KEY_SHOWN_TAIL, masked_key
+from fakes.serving.auth import OPENAI_KEY_SHOWN_HEAD, OPENAI_KEY_SHOWN_TAIL, masked_key
 from tests.fakes.conftest import Connect
 from tests.fakes.wire_requests import path_for, user_request
 

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fakes import FakeProvider, FakeScript, UsageReport
-from fakes.caching import PrefixStore
 from fakes.catalogue import WireName
-from fakes.script import FakeBehaviour
+from fakes.scripting.script import FakeBehaviour
+from fakes.simulations.caching import PrefixStore
 from fakes.wire.base import RequestContext
 from tests.fakes.wire_requests import text_for_tokens as tokens
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from fakes import OVERFLOWS, FakeProvider, FakeScript, OverflowEntry
-from fakes.templates import render
+from fakes.scripting.templates import render
 from tests.fakes.conftest import MODEL, WINDOW, Pool
 from tests.fakes.wire_requests import (
     path_for,

@@ -1,4 +1,4 @@
-"""Anthropic context editing in the fake, rule by rule (``fakes.context_edits``)."""
+"""Anthropic context editing in the fake, rule by rule (``fakes.simulations.context_edits``)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes import FakeBehaviour, FakeProvider
-from fakes.answer import Answer
-from fakes.context_edits import (
+from fakes.serving.answer import Answer
+from fakes.serving.discovery import HANDLERS, DiscoveryRequest
+from fakes.simulations.context_edits import (
     CLEARED_RESULT,
     COMPACT_BETA,
     CONTEXT_MANAGEMENT_BETA,
     NOT_PERMITTED,
 )
-from fakes.discovery import HANDLERS, DiscoveryRequest
-from fakes.provider_side import ProviderSide
-from fakes.thinking import sign
+from fakes.simulations.provider_side import ProviderSide
+from fakes.simulations.thinking import sign
 from fakes.wire.base import RequestContext
 
 BETA = {"anthropic-beta": CONTEXT_MANAGEMENT_BETA}

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes import HeuristicCounter, ProviderCounter, Row, ToolSchema
+from fakes.counting.tokenizer import MESSAGE_OVERHEAD, REPLY_PRIMING
 from fakes.rows import Attachment as FakeAttachment
 from fakes.rows import tool_result_row
-from fakes.tokenizer import MESSAGE_OVERHEAD, REPLY_PRIMING
 from harness.runtime import (
     Attachment,
     ChatMessage,

@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fakes import FakeBehaviour, FakeProvider
-from fakes.context_edits import CLEARED_RESULT, CONTEXT_MANAGEMENT_BETA
-from fakes.prefix_chain import prefixes
 from fakes.rows import CanonicalRequest
-from fakes.thinking import sign
+from fakes.simulations.context_edits import CLEARED_RESULT, CONTEXT_MANAGEMENT_BETA
+from fakes.simulations.prefix_chain import prefixes
+from fakes.simulations.thinking import sign
 from fakes.wire.base import RequestContext
 
 BETA = {"anthropic-beta": CONTEXT_MANAGEMENT_BETA}

@@ -1,4 +1,4 @@
-"""The public tokenizers as counters (``fakes.exact_counter``): exact text counts, OpenAI's
+"""The public tokenizers as counters (``fakes.counting.exact_counter``): exact text counts, OpenAI's
 message framing, the model's own tokenizer by name (``exact``), and a clear refusal where
 there is none or its package is missing."""
 
@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fakes import FakeProvider, get_counter
-from fakes.exact_counter import encoding_for_model
+from fakes.counting.exact_counter import encoding_for_model
 from fakes.rows import CanonicalRequest, Row
 from harness.cli import app
 

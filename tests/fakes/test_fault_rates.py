@@ -1,4 +1,4 @@
-"""Faults at a rate (``fakes.fault_rates``): a seeded mix placed by call number, the same
+"""Faults at a rate (``fakes.scripting.fault_rates``): a seeded mix placed by call number, the same
 for the same seed, each kind near its share, a scripted fault kept, served on every mount."""
 
 from __future__ import annotations

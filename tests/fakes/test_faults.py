@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from fakes import FakeProvider, FakeScript, fail
-from fakes.script import FakeBehaviour
+from fakes.scripting.script import FakeBehaviour
 from tests.fakes.conftest import Connect
 
 pytestmark = pytest.mark.anyio

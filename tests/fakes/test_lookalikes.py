@@ -11,7 +11,7 @@ import pytest
 
 from fakes import LOOK_ALIKES, OVERFLOWS, FakeScript, LookAlike, fail
 from fakes.pytest_plugin import RunningFake
-from fakes.templates import render
+from fakes.scripting.templates import render
 from tests.fakes.wire_requests import path_for, user_request
 
 _PROVIDER = {

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from fakes import PROFILES, FakeProvider, overflow_entry
 from fakes.catalogue.rejections import RESPONSES_MIN_OUTPUT_TOKENS
-from fakes.engine import exceeds
+from fakes.engine_rules import exceeds
 from fakes.rows import CanonicalRequest, Row
-from fakes.script import FakeBehaviour
+from fakes.scripting.script import FakeBehaviour
 from fakes.wire.base import RequestContext
 from tests.fakes.wire_requests import user_request
 

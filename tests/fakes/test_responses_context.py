@@ -1,4 +1,5 @@
-"""OpenAI Responses ``truncation`` and compaction in the fake (``fakes.responses_context``)."""
+"""OpenAI Responses ``truncation`` and compaction in the fake
+(``fakes.simulations.responses_context``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import json
 from typing import Any
 
 from fakes import FakeBehaviour, FakeProvider
-from fakes.answer import Answer
-from fakes.discovery import HANDLERS, DiscoveryRequest
-from fakes.provider_side import ProviderSide
-from fakes.responses_context import COMPACTION_PREFIX, FOREIGN_SUMMARY
+from fakes.serving.answer import Answer
+from fakes.serving.discovery import HANDLERS, DiscoveryRequest
+from fakes.simulations.provider_side import ProviderSide
+from fakes.simulations.responses_context import COMPACTION_PREFIX, FOREIGN_SUMMARY
 from fakes.wire.base import RequestContext
 from tests.fakes.shapes import fixture
 

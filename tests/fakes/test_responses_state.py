@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes import FakeProvider, FakeScript, say
-from fakes.responses_store import STORED_RESPONSES_LIMIT, ResponseStore, StoredResponse
+from fakes.simulations.responses_store import STORED_RESPONSES_LIMIT, ResponseStore, StoredResponse
 from tests.fakes.conftest import Connect
 from tests.fakes.shapes import fixture, key_paths
 

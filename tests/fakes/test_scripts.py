@@ -9,7 +9,7 @@ import pytest
 
 from fakes import FakeProvider, FakeScript, ScriptedToolCall, UsageReport, call_tools, say
 from fakes.catalogue import WireName
-from fakes.script import FakeBehaviour
+from fakes.scripting.script import FakeBehaviour
 from tests.fakes.conftest import Connect
 from tests.fakes.wire_requests import (
     path_for,

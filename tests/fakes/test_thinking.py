@@ -1,4 +1,4 @@
-"""Extended thinking in the fake (``fakes.thinking``): signed blocks come back, only the
+"""Extended thinking in the fake (``fakes.simulations.thinking``): signed blocks come back, only the
 fake's own signatures are taken back, and a gateway's handling of context management
 leaves thinking alone."""
 
@@ -11,9 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakes.answer import Answer
-from fakes.context_edits import COMPACT_BETA
-from fakes.thinking import INVALID_SIGNATURE, MIN_BUDGET_TOKENS, Thinking, add_events, sign
+from fakes.serving.answer import Answer
+from fakes.simulations.context_edits import COMPACT_BETA
+from fakes.simulations.thinking import (
+    INVALID_SIGNATURE,
+    MIN_BUDGET_TOKENS,
+    Thinking,
+    add_events,
+    sign,
+)
 from fakes.wire.base import StreamEvent
 from tests.fakes.shapes import fixture
 from tests.fakes.test_context_edits import (

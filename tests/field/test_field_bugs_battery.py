@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fakes.log import Exchange
+from fakes.serving.log import Exchange
 from harness.interrupt import StopRequest
 from harness.scenarios.loader import load_all
 from harness.sut.suite import JudgedSession, SutSuite, run_sut_suite

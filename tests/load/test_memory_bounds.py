@@ -8,10 +8,10 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakes.caching import PrefixStore, simulate
-from fakes.counters import TokenCount, get_counter
-from fakes.prefix_chain import RowCosts
+from fakes.counting.counters import TokenCount, get_counter
 from fakes.rows import CanonicalRequest, Row
+from fakes.simulations.caching import PrefixStore, simulate
+from fakes.simulations.prefix_chain import RowCosts
 from harness.load import build_load_fake, default_template
 from harness.load.fake import MIN_CACHE_KEYS, ROWS_PER_CACHE_KEY
 from harness.quantile import percentile
@@ -73,7 +73,7 @@ def test_the_load_fake_cache_is_sized_by_the_sessions_at_once() -> None:
         request = CanonicalRequest("gpt-x", rows)
         tokens = TokenCount(counter.count_rows(rows), 0)
         headers = {"x-trimscope-load-session": f"load-{session}"}
-        simulate("openai", store, counter, request, tokens, headers, 0.0)
+        simulate("openai", store, counter, request, tokens, headers=headers, now=0.0)
     assert store.key_count() == MIN_CACHE_KEYS
     assert store.row_costs is not None
     assert len(store.row_costs) <= MIN_CACHE_KEYS * ROWS_PER_CACHE_KEY

@@ -39,7 +39,7 @@ from harness.load.transport import (
     drive,
     tls_context,
 )
-from harness.providers.factory import PROVIDER_KINDS
+from harness.providers.plumbing.factory import PROVIDER_KINDS
 from harness.quantile import percentile
 from harness.scenarios.environment import FAKE_FOR_KIND as SCENARIO_FAKE_FOR_KIND
 

@@ -62,7 +62,7 @@ def test_two_workers_aggregate_to_the_asyncio_cache_and_cost(tmp_path: Path) -> 
         command = [sys.executable, "-c", WORKER, str(worker)]
         subprocess.run(command, env=env, check=True, timeout=60)
     plan = LoadPlan(default_template(), sessions=2, concurrency=2, turns=1, duration_s=5.0)
-    summary = locust_summary(plan, 2, shared, 1.0, [], "", TABLE)
+    summary = locust_summary(plan, 2, shared, 1.0, locust_stats=[], log="", prices=TABLE)
     counted = Spend.of(tally_of([*worker_events(0), *worker_events(1)]))
     assert summary.sessions_started == 2
     assert summary.cache == _without_request_sizes(cache_summary(counted, 2))
@@ -75,7 +75,9 @@ def test_two_workers_aggregate_to_the_asyncio_cache_and_cost(tmp_path: Path) -> 
     assert summary.cache.cache_loss_tokens == {"proactive": 950, "reactive": 1_300, "turn_limit": 0}
     assert (summary.cache.request_tokens_p50, summary.cache.request_tokens_p95) == (None, None)
     # a model the table lacks: no cost, and the note the asyncio mode gives
-    unpriced = locust_summary(plan, 2, shared, 1.0, [], "", TABLE, price_as="nope")
+    unpriced = locust_summary(
+        plan, 2, shared, 1.0, locust_stats=[], log="", prices=TABLE, price_as="nope"
+    )
     assert unpriced.cost is None
     assert cost_summary(counted, 2, TABLE, "nope")[1] in unpriced.notes
 

@@ -34,7 +34,7 @@ from harness.load import (
 )
 from harness.load import metrics as m
 from harness.load.template import SESSION_HEADER
-from harness.providers.canonical import decoded_row
+from harness.providers.clients.canonical import decoded_row
 from harness.runtime import ToolResultMessage, ToolResults
 from harness.telemetry import PrometheusObserver
 from harness.telemetry import names as n

@@ -9,7 +9,7 @@ import httpx
 
 import fakes
 from harness.providers import ProviderRequest
-from harness.providers.anthropic import AnthropicClient, build_messages_request
+from harness.providers.clients.anthropic import AnthropicClient, build_messages_request
 from harness.runtime import ChatMessage
 
 SYSTEM = ChatMessage("system", "s" * 8000)  # 2004 tokens: cacheable on Sonnet (1024)
@@ -53,8 +53,9 @@ def _complete(client: AnthropicClient, rows: list[ChatMessage]) -> tuple[int, in
 def test_moving_breakpoints_read_what_the_previous_request_wrote() -> None:
     fake = fakes.FakeProvider("anthropic", "claude-sonnet-4-5", clock=lambda: 0.0)
     http = httpx.AsyncClient(transport=fakes.asgi_transport(fake), base_url="http://fake")
-    client = AnthropicClient(client=http, base_url="http://fake", api_key="k")
-    client.cache_breakpoints = "system_and_last"
+    client = AnthropicClient(
+        client=http, base_url="http://fake", api_key="k", cache_breakpoints="system_and_last"
+    )
     first = _complete(client, ROWS[:2])
     second = _complete(client, [*ROWS, ChatMessage("user", "second")])
     # the whole first request is written, then read back; the client adds reads and

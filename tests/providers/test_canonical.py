@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.providers.canonical import (
+from harness.providers.clients.canonical import (
     AssistantRow,
     ImagePart,
     SystemRow,
@@ -11,7 +11,7 @@ from harness.providers.canonical import (
     UserRow,
     decode_rows,
 )
-from harness.providers.images import (
+from harness.providers.clients.images import (
     ImageMarker,
     InlineImage,
     UrlImage,

@@ -17,7 +17,7 @@ from harness.providers import (
     ProviderRequestRejected,
     make_client,
 )
-from harness.providers.context_management import (
+from harness.providers.clients.context_management import (
     COMPACT_BETA,
     CONTEXT_MANAGEMENT_BETA,
     ClearToolUses,
@@ -25,7 +25,8 @@ from harness.providers.context_management import (
     ProviderContext,
     ProviderEdit,
 )
-from harness.providers.openai_responses import OpenAIResponsesClient
+from harness.providers.clients.openai_responses import OpenAIResponsesClient
+from harness.providers.plumbing.factory import WireOptions
 from harness.runtime import (
     ChatMessage,
     CompactionOutcome,
@@ -55,8 +56,8 @@ async def complete(
 ) -> Any:
     _, base = BASES[kind]
     async with asgi_client(fake) as http:
-        client = make_client(kind, client=http, base_url=ROOT + base, api_key="k")
-        client.provider_context = context
+        options = WireOptions(provider_context=context)
+        client = make_client(kind, client=http, base_url=ROOT + base, api_key="k", options=options)
         try:
             return await client.complete(request)
         except Exception as exc:

@@ -21,7 +21,7 @@ from harness.providers import (
     ProviderClient,
     make_client,
 )
-from harness.providers.transport import URL_MEMO_PATHS
+from harness.providers.plumbing.transport import URL_MEMO_PATHS
 
 EXPECTED_CLASSES = {
     "openai": OpenAIChatClient,

@@ -3,7 +3,7 @@
 import pytest
 
 from harness.providers import ContextWindowExceeded, ProviderReply, ProviderRequest, Usage
-from harness.providers.gemini import generate_content_path
+from harness.providers.clients.gemini import generate_content_path
 from harness.runtime import ChatMessage, ToolCall, native_tool_result_row
 from tests.providers.catalogue import GEMINI_ERROR
 from tests.providers.support import CARRIER_TEXT, CAT_URL, PNG_B64, answer, run

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.providers.kept_compactions import KeptCompactions, anchor_of
+from harness.providers.clients.kept_compactions import KeptCompactions, anchor_of
 
 BLOCK: dict[str, object] = {"type": "compaction", "content": "summary"}
 

@@ -15,13 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.providers import ProviderRequest, extended_is_overflow
-from harness.providers.anthropic import build_messages_request, parse_message
-from harness.providers.cohere import build_cohere_chat_request, parse_cohere_chat
-from harness.providers.gemini import build_generate_content_request, parse_generate_content
-from harness.providers.images import ImageMarker, split_image_markers
-from harness.providers.ollama import build_ollama_chat_request, parse_ollama_chat
-from harness.providers.openai_chat import build_chat_request, parse_chat_reply
-from harness.providers.openai_responses import build_responses_request, parse_response
+from harness.providers.clients.anthropic import build_messages_request, parse_message
+from harness.providers.clients.cohere import build_cohere_chat_request, parse_cohere_chat
+from harness.providers.clients.gemini import build_generate_content_request, parse_generate_content
+from harness.providers.clients.images import ImageMarker, split_image_markers
+from harness.providers.clients.ollama import build_ollama_chat_request, parse_ollama_chat
+from harness.providers.clients.openai_chat import build_chat_request, parse_chat_reply
+from harness.providers.clients.openai_responses import build_responses_request, parse_response
 from harness.runtime import (
     Attachment,
     ChatMessage,

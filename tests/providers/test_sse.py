@@ -4,7 +4,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from harness.providers.sse import SseDecoder, SseEvent, iter_sse
+from harness.providers.plumbing.sse import SseDecoder, SseEvent, iter_sse
 
 
 def _decode(lines: list[str]) -> list[SseEvent]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 
 from harness.providers import ProviderProtocolError, ProviderReply
-from harness.providers.wirejson import WireShapeError, decode_body, dumps, encode_body
+from harness.providers.plumbing.wirejson import WireShapeError, decode_body, dumps, encode_body
 from tests.providers.support import run
 from tests.runtime.strategies import json_values
 

@@ -25,7 +25,7 @@ from harness.agent import Agent, Classifier, LoopConfig, Route, RouteTable
 from harness.events import EventBus
 from harness.pricing.table import ModelPrice
 from harness.providers import make_client
-from harness.providers.classify import extended_is_overflow
+from harness.providers.overflow.classify import extended_is_overflow
 from harness.proxy.event_sink import EventSink
 from harness.runtime import ChatMessage, ProviderProfile, RuntimeProfile
 from harness.telemetry import PrometheusObserver

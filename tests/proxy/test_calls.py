@@ -10,7 +10,7 @@ import pytest
 
 from harness.agent.loop import _outcome_of
 from harness.events import CallOutcome, EventSource
-from harness.providers.errors import (
+from harness.providers.overflow.errors import (
     ContextWindowExceeded,
     ProviderError,
     ProviderProtocolError,

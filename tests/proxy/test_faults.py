@@ -14,7 +14,7 @@ from prometheus_client import CollectorRegistry
 from starlette.types import ASGIApp
 
 from fakes.pytest_plugin import FakeServerFactory
-from fakes.script import FakeScript, fail
+from fakes.scripting.script import FakeScript, fail
 from harness.cli.proxy_metrics import ProxyMetrics
 from harness.proxy import ERROR_HEADER
 from harness.proxy import names as n

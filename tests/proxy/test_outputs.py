@@ -11,7 +11,7 @@ import httpx
 from starlette.types import ASGIApp
 
 from fakes.pytest_plugin import FakeServerFactory
-from fakes.script import FakeScript, fail
+from fakes.scripting.script import FakeScript, fail
 from harness.proxy import CassetteRecorder, FindingSink, JsonlFindings, Sinks, read_cassette
 from harness.proxy.record import chunks_of
 from tests.proxy.conftest import DerivingObserver, ProxyFactory

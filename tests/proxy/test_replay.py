@@ -15,7 +15,7 @@ from starlette.types import ASGIApp
 from typer.testing import CliRunner
 
 from fakes.pytest_plugin import FakeServerFactory
-from fakes.script import FakeScript, fail
+from fakes.scripting.script import FakeScript, fail
 from harness.cli import app
 from harness.cli.fake_replay import replay_app
 from harness.proxy import CassetteRecorder

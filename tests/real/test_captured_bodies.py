@@ -10,7 +10,7 @@ import pytest
 
 from fakes.catalogue import overflow_entry
 from fakes.catalogue.captured import LLAMACPP_OVERFLOW
-from fakes.templates import render
+from fakes.scripting.templates import render
 from tests.real.server import ALIAS, RealServer
 
 ISSUE_BODY = (

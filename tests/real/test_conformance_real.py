@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fakes.catalogue.captured import LLAMACPP_LOADING
-from fakes.templates import render
+from fakes.scripting.templates import render
 from harness.conformance import ConformanceOptions, ConformanceReport, plan, run_conformance
 from tests.conformance.support import Sleeps
 from tests.real.server import ALIAS, RealServer, require_installed, running, wait_listening

@@ -17,7 +17,7 @@ from bench.estimate_accuracy import (
     scenario_samples,
     table,
 )
-from harness.providers.openai_chat import chat_messages
+from harness.providers.clients.openai_chat import chat_messages
 from harness.runtime import ChatMessage, ToolCall, native_tool_call_row, native_tool_result_row
 from tests.real.server import ALIAS, RealServer
 

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from harness.conformance.payloads import recovery_history
-from harness.providers.classify import extended_is_overflow
+from harness.providers.overflow.classify import extended_is_overflow
 from harness.proxy import ObservingProxy, ProxyServer, ProxySettings, Sinks, parse_upstream
 from harness.wire import ObserverConfig, WireObserver
 from tests.proxy.conftest import Kept

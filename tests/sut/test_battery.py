@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fakes.log import Exchange, Outcome
 from fakes.rows import Row
+from fakes.serving.log import Exchange, Outcome
 from harness.scenarios.bundled import scenario_library
 from harness.scenarios.loader import load_all
 from harness.sut.battery import coverage, exercised, render

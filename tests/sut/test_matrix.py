@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fakes.log import Exchange
+from fakes.serving.log import Exchange
 from harness.interrupt import StopRequest
 from harness.sut.matrix import default_entries, render, request_excerpt, run_entry
 

@@ -3,8 +3,11 @@ Prometheus naming; labels are bounded."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +127,28 @@ def test_the_wire_finding_kinds_dashboards_select_are_the_observers() -> None:
     assert {n.LABEL_SOURCE: {n.SOURCE_AGENT, n.SOURCE_WIRE}} == {
         n.LABEL_SOURCE: {source.value for source in EventSource}
     }
+
+
+def _defined(path: Path) -> set[str]:
+    """The public names a module defines at its top level (not the ones it imports)."""
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            found.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return {name for name in found if not name.startswith("_")}
+
+
+def test_the_names_package_re_exports_every_name_its_modules_define() -> None:
+    # a name added to a family module and not to the package's explicit re-exports would
+    # be missing from ``n.*`` for every observer and dashboard
+    folder = Path(n.__file__).parent
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        module = importlib.import_module(f"harness.telemetry.names.{path.stem}")
+        for name in _defined(path):
+            assert getattr(n, name, None) is getattr(module, name), f"{path.stem}.{name}"

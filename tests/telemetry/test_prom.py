@@ -596,7 +596,7 @@ def test_the_updates_kept_per_route_record_what_fresh_ones_would(
         kept.on_event(event)
         fresh.on_event(event)
         fresh._finishes.clear()
-        fresh._budgets.clear()
+        fresh._decisions._budgets.clear()
     assert _text(kept) == _text(fresh)
 
 

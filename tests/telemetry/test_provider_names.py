@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from harness.providers.factory import PROVIDER_KINDS
+from harness.providers.plumbing.factory import PROVIDER_KINDS
 from harness.telemetry import names as n
 from harness.wire import WIRE_KINDS
 from tests.scenarios.support import console_script

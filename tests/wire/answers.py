@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from fakes import FakeProvider
-from fakes.answer import Answer, encode_event, json_bytes
-from fakes.script import FakeBehaviour
+from fakes.scripting.script import FakeBehaviour
+from fakes.serving.answer import Answer, encode_event, json_bytes
 from fakes.wire import WIRES
 from fakes.wire.base import PlannedToolCall, ReplyPlan, RequestContext, StopReason, Usage
 from harness.runtime import ChatMessage, ToolCall, native_tool_call_row

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from fakes.wire import WIRES
 from fakes.wire.base import RequestContext
 from harness.providers import ProviderRequest
-from harness.providers.anthropic import CACHE_BREAKPOINTS, build_messages_request
-from harness.providers.canonical import (
+from harness.providers.clients.anthropic import CACHE_BREAKPOINTS, build_messages_request
+from harness.providers.clients.canonical import (
     AssistantRow,
     SystemRow,
     TextPart,
@@ -25,12 +25,12 @@ from harness.providers.canonical import (
     WireRow,
     decode_rows,
 )
-from harness.providers.cohere import build_cohere_chat_request
-from harness.providers.gemini import build_generate_content_request, generate_content_path
-from harness.providers.images import InlineImage
-from harness.providers.ollama import build_ollama_chat_request
-from harness.providers.openai_chat import build_chat_request
-from harness.providers.openai_responses import build_responses_request
+from harness.providers.clients.cohere import build_cohere_chat_request
+from harness.providers.clients.gemini import build_generate_content_request, generate_content_path
+from harness.providers.clients.images import InlineImage
+from harness.providers.clients.ollama import build_ollama_chat_request
+from harness.providers.clients.openai_chat import build_chat_request
+from harness.providers.clients.openai_responses import build_responses_request
 from harness.runtime import (
     Attachment,
     ChatMessage,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from fakes import FakeProvider
-from fakes.answer import Answer
-from fakes.context_edits import COMPACT_BETA, CONTEXT_MANAGEMENT_BETA
-from fakes.script import DEFAULT_REPLY_TEXT
+from fakes.scripting.script import DEFAULT_REPLY_TEXT
+from fakes.serving.answer import Answer
+from fakes.simulations.context_edits import COMPACT_BETA, CONTEXT_MANAGEMENT_BETA
 from fakes.wire import WIRES
 from fakes.wire.base import ReplyPlan, Usage
 from harness.wire import DecodedAnswer, WireKind, decode_answer, decode_request

@@ -1,0 +1,101 @@
+"""Token counters a fake model can use: ``heuristic``, ``provider`` and the public
+tokenizers (``o200k_base``, ``cl100k_base``, ``llama3``, ``qwen3``, or ``exact``: the one of
+the fake's model; ``fakes.counting.exact_counter``).
+
+``heuristic`` is the runtime's estimate (``fakes.counting.estimate``); ``provider`` is the fakes'
+own tokenizer (``fakes.counting.tokenizer``). Both count canonical rows plus tool schemas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypeAlias
+
+from fakes.counting import estimate, tokenizer
+from fakes.counting.exact_counter import exact_counter
+from fakes.rows import CanonicalRequest, Row, ToolSchema
+
+CounterName: TypeAlias = Literal[
+    "heuristic", "provider", "exact", "o200k_base", "cl100k_base", "llama3", "qwen3"
+]
+COUNTER_NAMES: tuple[CounterName, ...] = (
+    "heuristic",
+    "provider",
+    "exact",
+    "o200k_base",
+    "cl100k_base",
+    "llama3",
+    "qwen3",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCount:
+    """Input tokens of one request: ``messages`` (rows) + ``tools`` (schemas)."""
+
+    messages: int
+    tools: int
+
+    @property
+    def total(self) -> int:
+        return self.messages + self.tools
+
+
+class TokenCounter(Protocol):
+    @property
+    def name(self) -> CounterName: ...
+
+    def count_rows(self, rows: Sequence[Row]) -> int: ...
+
+    def count_tools(self, tools: Sequence[ToolSchema]) -> int: ...
+
+    def count_text(self, text: str) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class HeuristicCounter:
+    """The runtime's estimate, byte for byte (docs/contract.md §5)."""
+
+    name: CounterName = "heuristic"
+
+    def count_rows(self, rows: Sequence[Row]) -> int:
+        return estimate.estimate_rows(rows)
+
+    def count_tools(self, tools: Sequence[ToolSchema]) -> int:
+        return estimate.estimate_tools(tools)
+
+    def count_text(self, text: str) -> int:
+        return estimate.estimate_text(text)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderCounter:
+    """A tokenizer that disagrees with the estimate as real ones do
+    (``fakes.counting.tokenizer``)."""
+
+    name: CounterName = "provider"
+
+    def count_rows(self, rows: Sequence[Row]) -> int:
+        return tokenizer.count_rows(rows)
+
+    def count_tools(self, tools: Sequence[ToolSchema]) -> int:
+        return tokenizer.count_tools(tools)
+
+    def count_text(self, text: str) -> int:
+        return tokenizer.tokenize_text(text)
+
+
+def get_counter(name: CounterName | str, model: str | None = None) -> TokenCounter:
+    """The counter ``name``; ``exact`` is the public tokenizer of ``model``."""
+    if name == "heuristic":
+        return HeuristicCounter()
+    if name == "provider":
+        return ProviderCounter()
+    if name not in COUNTER_NAMES:
+        raise ValueError(f"unknown counter {name!r}; expected one of {', '.join(COUNTER_NAMES)}")
+    return exact_counter(name, model)
+
+
+def count_request(counter: TokenCounter, request: CanonicalRequest) -> TokenCount:
+    return TokenCount(counter.count_rows(request.rows), counter.count_tools(request.tools))

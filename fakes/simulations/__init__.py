@@ -1,0 +1,1 @@
+"""Provider-side simulations: caching, context editing, compaction, stored responses."""

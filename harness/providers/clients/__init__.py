@@ -1,0 +1,1 @@
+"""One client per wire format, and the wire-neutral rows, images and tool schemas they share."""

@@ -1,0 +1,1 @@
+"""What every client stands on: the contract, the HTTP transport, JSON, SSE and the kind factory."""
