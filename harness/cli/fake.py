@@ -6,12 +6,13 @@ it accepts connections, and shuts down cleanly (exit status 0) on SIGINT or SIGT
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeAlias
 
 import typer
 from rich.console import Console
+from starlette.applications import Starlette
 
 from fakes import (
     DEFAULT_FOREIGN_HISTORY,
@@ -89,96 +90,121 @@ def _announce(url: str) -> None:
     typer.echo(url)
 
 
-def serve(
-    provider: Annotated[
-        str | None,
-        typer.Option(
-            help=f"The provider whose answers it copies: {', '.join(PROVIDER_NAMES)}. "
-            f"{FAKES_NOTE} Required unless --replay.",
-            callback=_provider,
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(help="The model name the fake answers to. Required unless --replay."),
-    ] = None,
-    context_window: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            max=MAX_CONTEXT_WINDOW_TOKENS,
-            help="The model's window in tokens. Required unless --replay.",
-        ),
-    ] = None,
-    counter: Annotated[CounterName, typer.Option(help="How input tokens are counted.")] = (
-        "heuristic"
+# The options of `fake serve`, each declared once (its type, bounds and help).
+PROVIDER_OPTION: TypeAlias = Annotated[
+    str | None,
+    typer.Option(
+        help=f"The provider whose answers it copies: {', '.join(PROVIDER_NAMES)}. "
+        f"{FAKES_NOTE} Required unless --replay.",
+        callback=_provider,
     ),
-    host: Annotated[str, typer.Option(help="Interface to bind.")] = LOOPBACK,
-    port: Annotated[int, typer.Option(min=0, max=MAX_PORT, help="0 picks a free port.")] = 0,
-    variant: Annotated[str, typer.Option(help="Overflow answer variant.")] = "default",
-    script: Annotated[
-        Path | None,
-        typer.Option(
-            help="YAML script: steps and default, as a scenario's fake (scenarios/README.md)."
-        ),
-    ] = None,
-    foreign_history: Annotated[
-        ForeignHistory,
-        typer.Option(
-            help="History the real provider signed (thinking signatures, encrypted "
-            "compaction items): opaque accepts it as the real API does, strict refuses it."
-        ),
-    ] = DEFAULT_FOREIGN_HISTORY,
-    caching: Annotated[
-        CachePolicyName | None,
-        typer.Option(help="Prompt caching rules (none turns it off); default: the provider's."),
-    ] = None,
-    handling: Annotated[
-        Handling,
-        typer.Option(
-            help="Provider-side context management fields (Anthropic context_management, "
-            "Responses truncation): honour them, ignore them (a gateway that drops them) "
-            "or reject them."
-        ),
-    ] = "honour",
-    compaction_fails: Annotated[
-        bool, typer.Option(help="Provider-side compactions fail (Anthropic compact).")
-    ] = False,
-    latency_ms: Annotated[
-        int,
-        typer.Option(min=0, help="Every call waits this long (a step's own latency_ms wins)."),
-    ] = 0,
-    seconds_per_call: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=MAX_SECONDS_PER_CALL,
-            help="The fake's clock for cache lifetimes: call n at n x this (default: real time).",
-        ),
-    ] = 0.0,
-    fault_rate: Annotated[list[str] | None, typer.Option(help=RATE_HELP)] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(min=0, max=2**63 - 1, help="Where the faults at a rate fall (default 0)."),
-    ] = None,
-    fault_status: Annotated[
-        int, typer.Option(min=500, max=599, help="The status of a server_error at a rate.")
-    ] = 500,
-    retry_after: Annotated[
-        int,
-        typer.Option(min=0, max=86_400, help="A rate_limit at a rate's retry-after (seconds)."),
-    ] = 1,
-    hang_seconds: Annotated[
-        float, typer.Option(min=0.0, help="How long a hang at a rate holds the call.")
-    ] = 30.0,
-    replay: Annotated[
-        Path | None,
-        typer.Option(
-            help="Answer from the proxy's cassettes in this folder (proxy --record) instead "
-            "of a fake: requests matched by method, path, query and JSON body; an unmatched "
-            "one gets a 404 naming the closest record (docs/fakes-fidelity.md, 'Replay')."
-        ),
-    ] = None,
+]
+MODEL_OPTION: TypeAlias = Annotated[
+    str | None,
+    typer.Option(help="The model name the fake answers to. Required unless --replay."),
+]
+CONTEXT_WINDOW_OPTION: TypeAlias = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        max=MAX_CONTEXT_WINDOW_TOKENS,
+        help="The model's window in tokens. Required unless --replay.",
+    ),
+]
+COUNTER_OPTION: TypeAlias = Annotated[
+    CounterName, typer.Option(help="How input tokens are counted.")
+]
+HOST_OPTION: TypeAlias = Annotated[str, typer.Option(help="Interface to bind.")]
+PORT_OPTION: TypeAlias = Annotated[
+    int, typer.Option(min=0, max=MAX_PORT, help="0 picks a free port.")
+]
+VARIANT_OPTION: TypeAlias = Annotated[str, typer.Option(help="Overflow answer variant.")]
+SCRIPT_OPTION: TypeAlias = Annotated[
+    Path | None,
+    typer.Option(
+        help="YAML script: steps and default, as a scenario's fake (scenarios/README.md)."
+    ),
+]
+FOREIGN_HISTORY_OPTION: TypeAlias = Annotated[
+    ForeignHistory,
+    typer.Option(
+        help="History the real provider signed (thinking signatures, encrypted "
+        "compaction items): opaque accepts it as the real API does, strict refuses it."
+    ),
+]
+CACHING_OPTION: TypeAlias = Annotated[
+    CachePolicyName | None,
+    typer.Option(help="Prompt caching rules (none turns it off); default: the provider's."),
+]
+HANDLING_OPTION: TypeAlias = Annotated[
+    Handling,
+    typer.Option(
+        help="Provider-side context management fields (Anthropic context_management, "
+        "Responses truncation): honour them, ignore them (a gateway that drops them) "
+        "or reject them."
+    ),
+]
+COMPACTION_FAILS_OPTION: TypeAlias = Annotated[
+    bool, typer.Option(help="Provider-side compactions fail (Anthropic compact).")
+]
+LATENCY_MS_OPTION: TypeAlias = Annotated[
+    int,
+    typer.Option(min=0, help="Every call waits this long (a step's own latency_ms wins)."),
+]
+SECONDS_PER_CALL_OPTION: TypeAlias = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=MAX_SECONDS_PER_CALL,
+        help="The fake's clock for cache lifetimes: call n at n x this (default: real time).",
+    ),
+]
+FAULT_RATE_OPTION: TypeAlias = Annotated[list[str] | None, typer.Option(help=RATE_HELP)]
+SEED_OPTION: TypeAlias = Annotated[
+    int | None,
+    typer.Option(min=0, max=2**63 - 1, help="Where the faults at a rate fall (default 0)."),
+]
+FAULT_STATUS_OPTION: TypeAlias = Annotated[
+    int, typer.Option(min=500, max=599, help="The status of a server_error at a rate.")
+]
+RETRY_AFTER_OPTION: TypeAlias = Annotated[
+    int,
+    typer.Option(min=0, max=86_400, help="A rate_limit at a rate's retry-after (seconds)."),
+]
+HANG_SECONDS_OPTION: TypeAlias = Annotated[
+    float, typer.Option(min=0.0, help="How long a hang at a rate holds the call.")
+]
+REPLAY_OPTION: TypeAlias = Annotated[
+    Path | None,
+    typer.Option(
+        help="Answer from the proxy's cassettes in this folder (proxy --record) instead "
+        "of a fake: requests matched by method, path, query and JSON body; an unmatched "
+        "one gets a 404 naming the closest record (docs/fakes-fidelity.md, 'Replay')."
+    ),
+]
+
+
+def serve(
+    provider: PROVIDER_OPTION = None,
+    model: MODEL_OPTION = None,
+    context_window: CONTEXT_WINDOW_OPTION = None,
+    counter: COUNTER_OPTION = ("heuristic"),
+    host: HOST_OPTION = LOOPBACK,
+    port: PORT_OPTION = 0,
+    variant: VARIANT_OPTION = "default",
+    script: SCRIPT_OPTION = None,
+    foreign_history: FOREIGN_HISTORY_OPTION = DEFAULT_FOREIGN_HISTORY,
+    caching: CACHING_OPTION = None,
+    handling: HANDLING_OPTION = "honour",
+    compaction_fails: COMPACTION_FAILS_OPTION = False,
+    latency_ms: LATENCY_MS_OPTION = 0,
+    seconds_per_call: SECONDS_PER_CALL_OPTION = 0.0,
+    fault_rate: FAULT_RATE_OPTION = None,
+    seed: SEED_OPTION = None,
+    fault_status: FAULT_STATUS_OPTION = 500,
+    retry_after: RETRY_AFTER_OPTION = 1,
+    hang_seconds: HANG_SECONDS_OPTION = 30.0,
+    replay: REPLAY_OPTION = None,
     limit: list[str] | None = LIMIT,
 ) -> None:
     """Serve one fake provider until SIGINT or SIGTERM; print its base URL when ready."""
@@ -191,39 +217,74 @@ def serve(
             raise typer.BadParameter(
                 "expected no fake's script or faults with --replay", param_hint=hint
             )
-        app = replay_app(replay)
-        if host != LOOPBACK:
-            typer.echo(f"warning: binding {host}, not loopback", err=True)
-        serve_forever(app, host, port, on_ready=_announce)
+        _serve(replay_app(replay), host, port)
         return
-    provider, model, context_window = _required(provider, model, context_window)
+    given = dict(locals())
+    options = FakeOptions(**{f.name: given[f.name] for f in fields(FakeOptions)})
+    _serve(_fake(options, limits), host, port)
+
+
+@dataclass(frozen=True, slots=True)
+class FakeOptions:
+    """What ``fake serve`` builds its fake from (every option but the server's own)."""
+
+    provider: str | None
+    model: str | None
+    context_window: int | None
+    counter: CounterName
+    variant: str
+    script: Path | None
+    foreign_history: ForeignHistory
+    caching: CachePolicyName | None
+    handling: Handling
+    compaction_fails: bool
+    latency_ms: int
+    seconds_per_call: float
+    fault_rate: list[str] | None
+    seed: int | None
+    fault_status: int
+    retry_after: int
+    hang_seconds: float
+
+
+def _fake(o: FakeOptions, limits: Limits) -> FakeProvider:
+    """The fake the options describe, or exit 2 naming the option that is wrong."""
+    provider, model, context_window = _required(o.provider, o.model, o.context_window)
     try:
-        get_counter(counter, model)
+        get_counter(o.counter, model)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--counter") from error
-    _within("--latency-ms", latency_ms, limits.latency_ms, "latency_ms")
-    _within("--hang-seconds", hang_seconds, limits.fault_seconds, "fault_seconds")
-    loaded = _load_script(script, limits) or FakeScript()
-    rates = fault_rates(fault_rate, seed, (fault_status, retry_after, hang_seconds), loaded.faults)
-    loaded = replace(with_latency(loaded, latency_ms), faults=rates)
+    _within("--latency-ms", o.latency_ms, limits.latency_ms, "latency_ms")
+    _within("--hang-seconds", o.hang_seconds, limits.fault_seconds, "fault_seconds")
+    loaded = _load_script(o.script, limits) or FakeScript()
+    details = (o.fault_status, o.retry_after, o.hang_seconds)
+    rates = fault_rates(o.fault_rate, o.seed, details, loaded.faults)
+    loaded = replace(with_latency(loaded, o.latency_ms), faults=rates)
     try:
         fake = FakeProvider(
             provider,
             model,
             context_window=context_window,
-            counter=counter,
+            counter=o.counter,
             script=loaded,
-            variant=variant,
-            caching=caching,
+            variant=o.variant,
+            caching=o.caching,
         )
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--variant") from error
-    fake.provider_side = ProviderSide(handling, compaction_fails, foreign_history=foreign_history)
-    if seconds_per_call:
-        fake.clock = lambda: fake.calls_taken * seconds_per_call
+    fake.provider_side = ProviderSide(
+        o.handling, o.compaction_fails, foreign_history=o.foreign_history
+    )
+    if o.seconds_per_call:
+        per_call = o.seconds_per_call
+        fake.clock = lambda: fake.calls_taken * per_call
+    return fake
+
+
+def _serve(app: FakeProvider | Starlette, host: str, port: int) -> None:
     if host != LOOPBACK:
         typer.echo(f"warning: binding {host}, not loopback", err=True)
-    serve_forever(fake, host, port, on_ready=_announce)
+    serve_forever(app, host, port, on_ready=_announce)
 
 
 def register(app: typer.Typer) -> None:

@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from harness.cli.sut_check import sut_argv
+from harness.exit_codes import ExitCode
 from harness.interrupt import (
     SIGNAL_EXIT_BASE,
     StopRequest,
@@ -42,7 +43,6 @@ from harness.sut.portable import not_portable
 from harness.sut.settings import MAX_WORKERS
 from harness.sut.suite import SutOutcome
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PIPED_WIDTH: Final = 180
 ALLOWED_WITH_SUT: Final = frozenset(
     {"sut", "scenario", "sessions", "concurrency", "duration", "json_path", "quiet"}
@@ -52,7 +52,7 @@ ALLOWED_WITH_SUT: Final = frozenset(
 
 def _invalid(err: Console, message: str) -> typer.Exit:
     err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INVALID)
+    return typer.Exit(ExitCode.INVALID)
 
 
 def _refused_options(given: Mapping[str, Any], command: Callable[..., None]) -> list[str]:
@@ -123,4 +123,4 @@ def load_sut(given: Mapping[str, Any], command: Callable[..., None]) -> int:
     if summary.interrupted_by is not None:
         err.print(f"interrupted by {summary.interrupted_by}: what finished is summarised")
         return SIGNAL_EXIT_BASE + signal.Signals[summary.interrupted_by]
-    return EXIT_FAILED if summary.failed else EXIT_OK
+    return ExitCode.FAILED if summary.failed else ExitCode.OK
