@@ -14,7 +14,7 @@ equal values answers exactly.
 Why not a library: ``ddsketch`` (Datadog, 3.0.1) implements this mapping with more
 (stores that collapse, protobuf export) at a few Python calls per value; the metrics'
 fixed Prometheus histogram is too coarse for a p50 (18 buckets: 0.5 to 0.75 ms is one).
-See docs/decisions.md (2026-12-05).
+See docs/decisions.md, "Load sessions: outcomes, failed calls, timeouts, quantiles".
 """
 
 from __future__ import annotations

@@ -42,8 +42,7 @@ DEFAULT_RATE_LIMIT_RETRIES = 2
 
 DEFAULT_PROVIDER_TRUNCATION = False
 """Whether the provider wrapper's own overflow truncation (spec 9) runs before the loop's
-reactive recovery; off by default (docs/decisions.md, "The agent path, exact to the
-reference")."""
+reactive recovery; off by default (docs/decisions.md, "Provider-wrapper truncation")."""
 
 ENDPOINT_COMPACTION_WIRE_TYPE = "responses.compact"
 """``ProviderContextEdited.wire_type`` of a compaction the runtime asked the endpoint for."""

@@ -9,7 +9,7 @@ threshold is raised to ``RUN_GC_THRESHOLD`` and what existed before is frozen
 outermost run ends. Measured on the built-in load workload (``gc.callbacks``, one run of
 1,980 calls): the collector's time per call fell from 0.053 to 0.027 ms, about 2% of the
 harness's CPU per call; the one full collection of a run (~35 ms) is gone. Cycles are
-still collected (docs/decisions.md, "Load runs and the garbage collector").
+still collected (docs/decisions.md, "Load-harness overhead per call").
 """
 
 from __future__ import annotations

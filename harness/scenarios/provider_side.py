@@ -27,7 +27,7 @@ RESPONSES_KINDS = frozenset({"openai-responses"})
 DEFAULT_COMPACT_ON_BUDGET = False
 """Whether an OpenAI Responses route compacts through ``/responses/compact`` where the
 agent's proactive budget check would trim (outside the reference: docs/decisions.md,
-"Conformance probes of thinking and compaction, the standalone compaction"); the agent's
+"Endpoint compaction (`/responses/compact`)"); the agent's
 side is ``LoopConfig.compacting_routes``."""
 
 

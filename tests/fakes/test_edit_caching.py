@@ -5,7 +5,7 @@ results invalidates the cached prompt prefix; later requests reuse the newly cac
 The fakes edit the body before it is decoded, so the cache is keyed on the edited rows:
 an edited row is a miss from that row on; so is cleared thinking, which is not a row but is
 part of the prefix ("cleared thinking invalidates the cache where the clearing happens").
-See ``docs/decisions.md`` (issue 17 follow-up).
+See ``docs/decisions.md``, "Prompt caching simulation" (issue 17 follow-up).
 """
 
 from __future__ import annotations
