@@ -4,7 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus import CORPUS, CorpusError
+from harness.providers import reference_is_overflow
+from harness.providers.overflow.classify import extended_verdict
+from harness.providers.overflow.structure import RULE_NAME
+from tests.corpus import CORPUS, CorpusError, CorpusRow
 from tests.corpus.held_out import (
     FIRST_SCORE_FILE,
     HELD_OUT,
@@ -54,3 +57,23 @@ def test_the_first_score_is_frozen_and_never_rewritten() -> None:
 def test_the_current_score_renders_every_row() -> None:
     text = render_held_out_score("current")
     assert f"{len(HELD_OUT_OVERFLOWS)} / {len(HELD_OUT_LOOKALIKES)}" in text
+
+
+@pytest.mark.parametrize("row", HELD_OUT, ids=lambda r: r.id)
+def test_extended_decides_every_held_out_row_after_the_mend(row: CorpusRow) -> None:
+    verdict = extended_verdict(row.provider, row.status, row.body)
+    assert verdict.is_overflow == row.is_overflow, f"{row.source}: decided by {verdict.rule}"
+
+
+def test_the_structural_rule_decides_a_held_out_row_no_message_shape_knew() -> None:
+    decided = {extended_verdict(r.provider, r.status, r.body).rule for r in HELD_OUT}
+    assert RULE_NAME in decided
+
+
+def test_the_reference_keeps_its_first_score() -> None:
+    """The reference is the ZeroClaw oracle: mending ``extended`` never moves it."""
+    first = FIRST_SCORE_FILE.read_text(encoding="utf-8")
+    hits = sum(reference_is_overflow(r.provider, r.status, r.body) for r in HELD_OUT_OVERFLOWS)
+    flagged = sum(reference_is_overflow(r.provider, r.status, r.body) for r in HELD_OUT_LOOKALIKES)
+    cell = f"{hits}/{len(HELD_OUT_OVERFLOWS)} · FP {flagged}/{len(HELD_OUT_LOOKALIKES)}"
+    assert f"| held-out 2026-12 | 30 / 28 | {cell} |" in first
