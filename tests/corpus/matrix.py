@@ -17,7 +17,10 @@ from fakes.catalogue import LOOK_ALIKES, OVERFLOWS
 from fakes.scripting.templates import render
 from harness.providers import reference_is_overflow
 from harness.providers.overflow.classify import extended_verdict
+from harness.providers.overflow.structure import count_over_limit
+from harness.providers.overflow.text import body_views, in_prose_quote
 from tests.corpus import CORPUS, CorpusRow
+from tests.corpus.held_out import FIRST_SCORE_FILE, HELD_OUT
 from tests.corpus.peers import PEERS
 
 MATRIX_FILE: Final = Path(__file__).parents[2] / "docs" / "recognition-matrix.md"
@@ -33,6 +36,7 @@ SECOND_UNSEEN_BATCH: Final = (
     "SiliconFlow's `prompt_tokens … must be less than max_seq_len` (twice) and Gemini's "
     "`Cannot truncate to N, required M` were new shapes; the rules now cover them"
 )
+FIRST_HELD_OUT_COMMIT: Final = "4f4124f"
 SAMPLE_NUMBERS: Final = {
     "window": 128000,
     "input": 150000,
@@ -195,6 +199,65 @@ def _families() -> list[str]:
     return _table(["look-alike family", "rows"], [[f, str(n)] for f, n in sorted(counts.items())])
 
 
+def held_out_samples() -> list[Sample]:
+    return [_from_row(r) for r in HELD_OUT]
+
+
+def render_held_out_score(title: str) -> str:
+    """One scoring of the December 2026 held-out set: per classifier, per provider, misses.
+
+    Written once to ``FIRST_SCORE_FILE`` before any rule changed (and never rewritten);
+    rendered live under the current-score heading."""
+    samples = held_out_samples()
+    columns = _columns()
+    counts = f"{sum(s.overflow for s in samples)} / {sum(not s.overflow for s in samples)}"
+    summary = _table(
+        ["set", "overflows / look-alikes", *(n for n, _ in columns)],
+        [["held-out 2026-12", counts, *(_score(samples, v) for _, v in columns)]],
+    )
+    misses = [f"- `{name}`: " + _misses(samples, verdict) for name, verdict in columns[:2]]
+    parts = [f"## {title}", "", *summary, "", *_by_provider(samples), "", "Misses:", "", *misses]
+    return "\n".join(parts) + "\n"
+
+
+def _structural_alone(corpus: list[Sample]) -> str:
+    """How far the structural rule reaches by itself: the measure of how it generalises."""
+
+    def alone(sample: Sample) -> bool:
+        raw = body_views(sample.body).raw
+        return count_over_limit(raw, lambda start: in_prose_quote(raw, start))
+
+    return (
+        f"First scored at commit {FIRST_HELD_OUT_COMMIT}, before any rule changed; the one "
+        "`extended` miss (TGI's `inputs` must have less than N tokens. Given: M) is now "
+        "decided by the structural rule `count-over-limit` (a token count above a limit in "
+        "one sentence or the next, whatever the words; harness/providers/overflow/"
+        "structure.py), asked only when no message shape decided. That rule alone, with no "
+        f"keyword rule and no exclusion before it: corpus {_score(corpus, alone)}, held-out "
+        f"{_score(held_out_samples(), alone)} (its corpus false positives are local "
+        "tokenizers' warnings, `N > M` in the tokenizer's own words, which the "
+        "tokenizer-warning exclusion keeps out)."
+    )
+
+
+def _held_out_intro() -> str:
+    repos = {r.source.split("#")[0] for r in HELD_OUT}
+    return (
+        f"The December 2026 held-out set (tests/corpus/held_out_2026_12.jsonl): {len(HELD_OUT)} "
+        f"real answers from {len(repos)} repositories, copied from issue threads none of which "
+        "the tuned corpus cites, gathered after every rule was written and scored once before "
+        "any rule changed. The first score is frozen (tests/corpus/"
+        "held_out_2026_12_first_score.md); the current score is computed. Rows are never "
+        "edited to fit a rule."
+    )
+
+
+def _misses(samples: list[Sample], verdict: Verdict) -> str:
+    missed = [f"{s.id} (missed overflow)" for s in samples if s.overflow and not verdict(s)]
+    flagged = [f"{s.id} (flagged look-alike)" for s in samples if not s.overflow and verdict(s)]
+    return ", ".join(missed + flagged) or "none"
+
+
 def render_matrix() -> str:
     corpus, fakes = corpus_samples(), fake_samples()
     peers = [f"- **{p.title}**: `{p.source}`. {p.reads}" for p in PEERS]
@@ -217,6 +280,12 @@ def render_matrix() -> str:
         "Left out of the fakes' row: overflow variants without a body, which no classifier "
         f"that reads bodies can recognise: {', '.join(bodiless_fakes())}.",
         "",
+        _held_out_intro(),
+        "",
+        FIRST_SCORE_FILE.read_text(encoding="utf-8"),
+        render_held_out_score("Held-out set, December 2026: current score"),
+        _structural_alone(corpus),
+        "",
         "## By provider (corpus and fakes together)",
         "",
         *_by_provider(corpus + fakes),
@@ -237,7 +306,13 @@ def render_matrix() -> str:
     return "\n".join(parts)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    if (argv if argv is not None else sys.argv[1:]) == ["--freeze-first-held-out-score"]:
+        if FIRST_SCORE_FILE.exists():
+            print(f"{FIRST_SCORE_FILE} exists: the first score is never rewritten", file=sys.stderr)
+            return 2
+        title = "Held-out set, December 2026: first score"
+        FIRST_SCORE_FILE.write_text(render_held_out_score(title), encoding="utf-8")
     MATRIX_FILE.write_text(render_matrix(), encoding="utf-8")
     print(f"wrote {MATRIX_FILE}", file=sys.stderr)
     return 0

@@ -15,7 +15,9 @@ provider's own body (an HTTP body, or the data of an in-stream error event, stat
     Rules that generalise across the field (``harness.providers.overflow.rules``), measured
     on a public corpus of real answers (tests/corpus, docs/recognition-matrix.md): look-alike
     exclusions first, then structure (codes, ``n_ctx``/``n_prompt_tokens``), then the shapes
-    overflow messages take, read through every wrapping (``harness.providers.overflow.text``).
+    overflow messages take, read through every wrapping (``harness.providers.overflow.text``),
+    then a token count set above a limit in any words
+    (``harness.providers.overflow.structure``).
     ``extended_verdict`` names the rule that decided.
 
 The runtime uses ``extended`` by default; every ``ProviderError`` carries every verdict
@@ -38,6 +40,8 @@ from harness.providers.overflow.rules import (
     OVERFLOW_CODES,
     OVERFLOW_NUMERIC_CODES,
 )
+from harness.providers.overflow.structure import RULE_NAME as COUNT_RULE
+from harness.providers.overflow.structure import count_over_limit
 from harness.providers.overflow.text import BodyViews, body_views, in_prose_quote
 from harness.runtime.overflow import (
     is_channel_context_window_overflow,
@@ -82,7 +86,12 @@ def extended_verdict(provider: str, status: int | None, body: str) -> ExtendedVe
     structural = _structural_rule(views)
     if structural is not None:
         return ExtendedVerdict(True, structural)
-    return _message_verdict(views)
+    verdict = _message_verdict(views)
+    if verdict.rule == NO_EVIDENCE and count_over_limit(
+        views.raw, lambda start: in_prose_quote(views.raw, start)
+    ):
+        return ExtendedVerdict(True, COUNT_RULE)
+    return verdict
 
 
 def extended_is_overflow(provider: str, status: int | None, body: str) -> bool:

@@ -12,6 +12,10 @@ Order matters and is the contract (``harness.providers.overflow.classify.extende
    before a window noun), not one provider's sentence.
 4. A message that only shows inside a quotation a sentence opened (a user's own text) is
    not evidence.
+5. When no message shape decided: the structural rule ``count-over-limit``
+   (``harness.providers.overflow.structure``), a token count above a limit in one sentence
+   or the next, whatever the words, outside quotations, with no rate, quota or time unit
+   and not about the output budget alone.
 
 Output-limit errors (``max_tokens`` too large) need no exclusion: they compare an *output*
 budget with a model's output cap, and no evidence rule fires on output-only wording. Which
@@ -65,6 +69,7 @@ EXCLUSIONS: Final = (
     _rule(
         "rate-limit",
         r"rate[\s_-]*limit|tokens per (?:min|minute|day)\b|\(tp[md]\)|too many requests"
+        r"|\bper (?:second|minute|hour|day)\b"
         r"|throttl|please wait before trying again|resource(?: has been |_)exhausted"
         r"|overloaded|high demand|peak load",
         "throttles and per-minute/day token limits: wait, never trim",
