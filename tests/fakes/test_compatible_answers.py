@@ -26,7 +26,7 @@ KEPT_EXTRA = {
 
 
 async def _post(provider: str, step: Any, body: dict[str, Any]) -> httpx.Response:
-    fake = FakeProvider(provider, "m", context_window=100_000, script=FakeScript([step]))
+    fake = FakeProvider(provider, "m", context_window=100_000, script=FakeScript((step,)))
     path = next(e.path for e in profile(provider).endpoints if e.wire == "openai_chat")
     transport = asgi_transport(fake)
     async with httpx.AsyncClient(transport=transport, base_url="http://fake.test") as client:

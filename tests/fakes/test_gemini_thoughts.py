@@ -37,7 +37,7 @@ def _step(parts: list[list[str]]) -> Any:
 
 
 async def _answer(model: str, step: Any, body: dict[str, Any]) -> dict[str, Any]:
-    fake = FakeProvider("gemini", model, context_window=100_000, script=FakeScript([step]))
+    fake = FakeProvider("gemini", model, context_window=100_000, script=FakeScript((step,)))
     transport = asgi_transport(fake)
     async with httpx.AsyncClient(transport=transport, base_url="http://fake.test") as client:
         response = await client.post(f"/v1beta/models/{model}:generateContent", json=body)
