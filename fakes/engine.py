@@ -390,6 +390,7 @@ class FakeProvider:
             include_stream_usage=request.options.get("include_usage") is True
             or wire.name != "openai_chat",
             obfuscate=request.options.get("include_obfuscation") is not False,
+            options=request.options,
         )
 
     def _reply(self, wire: WireFormat, request: CanonicalRequest, plan: ReplyPlan) -> Answer:

@@ -70,8 +70,12 @@ def _models(path: str = "/v1/models", window_field: str | None = None) -> Endpoi
     return Endpoint(path, "openai_models", method="GET", window_field=window_field)
 
 
-def _compatible(name: str, window: int, *, enforce_pairing: bool = True) -> ProviderProfile:
-    return ProviderProfile(name, (_chat(), _models()), window, enforce_pairing=enforce_pairing)
+def _compatible(
+    name: str, window: int, *, enforce_pairing: bool = True, flavor: str | None = None
+) -> ProviderProfile:
+    return ProviderProfile(
+        name, (_chat(), _models()), window, enforce_pairing=enforce_pairing, flavor=flavor
+    )
 
 
 PROFILES: tuple[ProviderProfile, ...] = (
@@ -131,6 +135,7 @@ PROFILES: tuple[ProviderProfile, ...] = (
         ),
         4096,
         enforce_pairing=False,
+        flavor="ollama",  # its OpenAI mode's answers (fakes.wire.openai_chat_servers)
     ),
     ProviderProfile(
         "openrouter",
@@ -171,20 +176,26 @@ PROFILES: tuple[ProviderProfile, ...] = (
             _models("/openai/v1/models", window_field="context_window"),
         ),
         131_072,
+        flavor="groq",  # x_groq, timed usage (fakes.wire.openai_chat_servers)
     ),
-    ProviderProfile("mistral", (_chat(), _models(window_field="max_context_length")), 131_072),
+    ProviderProfile(
+        "mistral",
+        (_chat(), _models(window_field="max_context_length")),
+        131_072,
+        flavor="mistral",
+    ),
     ProviderProfile(
         "together", (_chat(), Endpoint("/v1/models", "together_models", method="GET")), 262_144
     ),
-    _compatible("xai", 131_072),
+    _compatible("xai", 131_072, flavor="xai"),
     ProviderProfile("cohere", (Endpoint("/v2/chat", wire="cohere"),), 132_000),
     _compatible("lmstudio", 8192, enforce_pairing=False),
     _compatible("kimi", 262_144),
     _compatible("fastchat", 2048, enforce_pairing=False),
     ProviderProfile("zhipu", (_chat("/api/paas/v4/chat/completions"),), 128_000),
-    ProviderProfile("zai", (_chat("/api/paas/v4/chat/completions"),), 128_000),
+    ProviderProfile("zai", (_chat("/api/paas/v4/chat/completions"),), 128_000, flavor="zai"),
     ProviderProfile("dashscope", (_chat("/compatible-mode/v1/chat/completions"),), 129_024),
-    _compatible("cerebras", 131_072),
+    _compatible("cerebras", 131_072, flavor="cerebras"),
 )
 PROVIDER_NAMES: tuple[str, ...] = tuple(p.name for p in PROFILES)
 

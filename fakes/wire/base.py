@@ -86,6 +86,8 @@ class ReplyPlan:
     response_id: str
     include_stream_usage: bool = True
     obfuscate: bool = True
+    options: Mapping[str, object] = field(default_factory=dict)
+    """The decoded request's ``options`` (a wire's own hints for its answer's shape)."""
 
 
 @dataclass(frozen=True, slots=True)

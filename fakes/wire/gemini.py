@@ -179,13 +179,17 @@ class GeminiGenerateContent:
         config = body.get("generationConfig") or {}
         max_out = config.get("maxOutputTokens") if isinstance(config, dict) else None
         streamed = ctx.path.endswith(STREAM_METHOD)
+        model = ctx.path_model or ""
+        options: dict[str, object] = {"stream_media": stream_media(ctx)} if streamed else {}
+        if gemini_reply.thinks(model, config, rows):
+            options["thinks"] = True
         return CanonicalRequest(
-            model=ctx.path_model or "",
+            model=model,
             rows=tuple(rows),
             tools=_tools(body.get("tools")),
             max_output_tokens=max_out if isinstance(max_out, int) else None,
             stream=streamed,
-            options={"stream_media": stream_media(ctx)} if streamed else {},
+            options=options,
         )
 
     def reply(self, plan: ReplyPlan) -> JSONValue:

@@ -51,11 +51,13 @@ from fakes.wire.common import (
 )
 from fakes.wire.openai_chat_extras import (
     OPENROUTER_FLAVOR,
+    answers_tool_option,
     chunk_extras,
     obfuscation_option,
     openrouter_rate_limit,
     reply_extras,
 )
+from fakes.wire.openai_chat_servers import server_chunks, server_reply, unknown_model_body
 
 ORPHAN_TOOL = (
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
@@ -149,7 +151,7 @@ class OpenAIChat:
         rows = tuple(message_row(m, f"messages[{n}]") for n, m in enumerate(checked))
         options = body.get("stream_options")
         include = isinstance(options, dict) and options.get("include_usage") is True
-        extra = cache_key_option(body)
+        extra = {**cache_key_option(body), **answers_tool_option(rows)}
         return CanonicalRequest(
             model=model,
             rows=rows,
@@ -172,20 +174,6 @@ class OpenAIChat:
             ]
         return message
 
-    def _extras(self, plan: ReplyPlan) -> dict[str, JSONValue]:
-        if self.flavor != "llamacpp":
-            return {"system_fingerprint": "fp_fake"}
-        # llama.cpp: ``cache_n`` prompt tokens reused from the slot, ``prompt_n`` evaluated.
-        return {
-            "timings": {
-                "cache_n": plan.usage.cached_tokens,
-                "prompt_n": plan.usage.input_tokens - plan.usage.cached_tokens,
-                "prompt_ms": 1.0,
-                "predicted_n": plan.usage.output_tokens,
-                "predicted_ms": 1.0,
-            }
-        }
-
     def reply(self, plan: ReplyPlan) -> JSONValue:
         body: JSONValue = {
             "id": plan.response_id,
@@ -201,9 +189,9 @@ class OpenAIChat:
                 }
             ],
             "usage": openai_usage(plan.usage, self.flavor),
-            **self._extras(plan),
+            "system_fingerprint": "fp_fake",
         }
-        return reply_extras(body, self.flavor)
+        return server_reply(reply_extras(body, self.flavor, plan), self.flavor, plan)
 
     def _chunk(self, plan: ReplyPlan, delta: JSONValue, finish: str | None) -> StreamEvent:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
@@ -245,7 +233,8 @@ class OpenAIChat:
                 )
             )
         events.append(StreamEvent("[DONE]", literal=True))
-        return chunk_extras(tuple(events), self.flavor, plan.include_stream_usage, plan.obfuscate)
+        shaped = server_chunks(tuple(events), self.flavor, plan)
+        return chunk_extras(shaped, self.flavor, plan)
 
     def stream_error(self, plan: ReplyPlan, event: JSONValue) -> tuple[StreamEvent, ...]:
         return (StreamEvent(event),)
@@ -260,4 +249,5 @@ class OpenAIChat:
 
     def unknown_model(self, model: str) -> WireError:
         message = f"The model `{model}` does not exist or you do not have access to it."
-        return WireError(404, self.error(404, "not_found", message), detail="unknown model")
+        body = unknown_model_body(self.error(404, "not_found", message), self.flavor)
+        return WireError(404, body, detail="unknown model")

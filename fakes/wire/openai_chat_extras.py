@@ -20,15 +20,19 @@ carrying the prompt's filter results, and each choice of a later chunk has
 ``content_filter_results: {}`` (code reading ``chunk.choices[0]`` fails on that first
 chunk, as on Azure).
 
-Kept different: Azure's ``latency_checkpoint`` timings are not simulated.
+Azure's usage carries ``latency_checkpoint`` (nine millisecond timings; the values are the
+fake's: ``LATENCY_CHECKPOINT``), in the answer's ``usage`` and at the top of the streamed
+usage chunk; on a turn whose last message is a tool result the prompt's filter results
+are empty (``tool_streaming.yaml`` interaction 1: ``content_filter_results: {}``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from fakes.rows import JSONValue
-from fakes.wire.base import StreamEvent
+from fakes.rows import JSONValue, Row
+from fakes.wire.base import ReplyPlan, StreamEvent
 
 OPENROUTER_FLAVOR = "openrouter"
 OPENROUTER_COMMENT = "OPENROUTER PROCESSING"
@@ -55,6 +59,18 @@ COMPLETION_FILTER: dict[str, JSONValue] = {
     "sexual": _SAFE,
     "violence": _SAFE,
 }
+LATENCY_CHECKPOINT: dict[str, JSONValue] = {
+    "engine_tbt_ms": 1,
+    "engine_ttft_ms": 1,
+    "engine_ttlt_ms": 1,
+    "pre_inference_ms": 1,
+    "service_tbt_ms": 1,
+    "service_ttft_ms": 1,
+    "service_ttlt_ms": 1,
+    "total_duration_ms": 1,
+    "user_visible_ttft_ms": 1,
+}
+ANSWERS_TOOL = "answers_tool"
 PROMPT_FILTER: dict[str, JSONValue] = {
     "hate": _SAFE,
     "jailbreak": _CLEAN,
@@ -77,11 +93,17 @@ def obfuscation_option(body: dict[str, Any]) -> dict[str, object]:
     return {"include_obfuscation": include} if isinstance(include, bool) else {}
 
 
-def _prompt_filter() -> JSONValue:
-    return [{"prompt_index": 0, "content_filter_results": dict(PROMPT_FILTER)}]
+def answers_tool_option(rows: Sequence[Row]) -> dict[str, object]:
+    """Whether the request's last message is a tool result (Azure filters no prompt then)."""
+    return {ANSWERS_TOOL: True} if rows and rows[-1].role == "tool" else {}
 
 
-def reply_extras(body: JSONValue, flavor: str) -> JSONValue:
+def _prompt_filter(plan: ReplyPlan) -> JSONValue:
+    results = {} if plan.options.get(ANSWERS_TOOL) is True else dict(PROMPT_FILTER)
+    return [{"prompt_index": 0, "content_filter_results": results}]
+
+
+def reply_extras(body: JSONValue, flavor: str, plan: ReplyPlan) -> JSONValue:
     """A non-streamed answer with its provider's extras."""
     if flavor not in FLAVORS or not isinstance(body, dict):
         return body
@@ -100,7 +122,10 @@ def reply_extras(body: JSONValue, flavor: str) -> JSONValue:
     out: dict[str, JSONValue] = {**body, "choices": choices, "service_tier": SERVICE_TIER}
     out["system_fingerprint"] = fingerprint(body.get("model"))
     if flavor == AZURE_FLAVOR:
-        out["prompt_filter_results"] = _prompt_filter()
+        out["prompt_filter_results"] = _prompt_filter(plan)
+        usage = body.get("usage")
+        if isinstance(usage, dict):
+            out["usage"] = {**usage, "latency_checkpoint": dict(LATENCY_CHECKPOINT)}
     return out
 
 
@@ -135,6 +160,8 @@ def _chunk(data: dict[str, Any], flavor: str, usage: bool, obfuscate: bool) -> d
         out["choices"] = [{**c, "content_filter_results": {}} for c in choices]
     if usage and "usage" not in out:
         out["usage"] = None
+    if flavor == AZURE_FLAVOR and not choices and out.get("usage"):
+        out["latency_checkpoint"] = dict(LATENCY_CHECKPOINT)
     if obfuscate:
         out["obfuscation"] = _padding(choices[0].get("delta") if choices else None)
     return out
@@ -159,9 +186,10 @@ def openrouter_rate_limit(model: str) -> JSONValue:
 
 
 def chunk_extras(
-    events: tuple[StreamEvent, ...], flavor: str, usage: bool, obfuscate: bool
+    events: tuple[StreamEvent, ...], flavor: str, plan: ReplyPlan
 ) -> tuple[StreamEvent, ...]:
     """A stream's chunks with their provider's extras (``[DONE]`` and the rest kept)."""
+    usage, obfuscate = plan.include_stream_usage, plan.obfuscate
     if flavor == OPENROUTER_FLAVOR:
         return (StreamEvent(OPENROUTER_COMMENT, comment=True), *events)
     if flavor not in FLAVORS:
@@ -176,7 +204,7 @@ def chunk_extras(
             "id": "",
             "model": "",
             "object": "",
-            "prompt_filter_results": _prompt_filter(),
+            "prompt_filter_results": _prompt_filter(plan),
         }
         shaped.insert(0, StreamEvent(head))
     return (*shaped, *tail)
