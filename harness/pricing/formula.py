@@ -80,6 +80,13 @@ class Usage:
         cost more than input count against it)."""
         return self.read_discount(price) - self.write_premium(price)
 
+    def saved_and_premium(self, price: Rates) -> tuple[float, float]:
+        """``saved`` as two amounts that are never negative, for counters (which only
+        grow): a negative read discount (cached dearer than input) is a premium, a
+        negative write premium a saving; the first minus the second is ``saved``."""
+        discount, premium = self.read_discount(price), self.write_premium(price)
+        return max(0.0, discount) + max(0.0, -premium), max(0.0, premium) + max(0.0, -discount)
+
 
 def lost(tokens: int, price: Rates) -> float:
     """What ``tokens`` of lost cached prefix cost when sent again uncached instead."""
