@@ -13,23 +13,8 @@ Layout: ``system`` (leading system rows) + an optional flagged breadcrumb row + 
 The body is a list with a head offset: dropping a prefix advances the head, and the dead
 part is compacted away once it outweighs the live part.
 
-Pricing (spec 5.3). A carrier's cost depends on one positional fact: whether it sits at or
-after the last plain (non-carrier) user row of the list it is priced in, the *anchor*. For
-a candidate that keeps the body from row ``s`` on, with ``A`` the anchor of the body:
-
-- ``s <= A`` (the anchor is kept): rows before ``A`` are priced *older*, rows from ``A``
-  on *current*, and a carrier breadcrumb row is older;
-- otherwise no plain user row is left in the body: every kept body row is current, and so
-  is a carrier breadcrumb row (a plain-user breadcrumb costs the same either way).
-
-So the window keeps a running sum of every body row's older cost (for carriers that is the
-plain byte formula), and a running sum of *current* costs over the *tail*: the rows from
-the last plain user row ever appended (or from the first body row, if there was none) to
-the end. Anchors only move forward and drops only remove a prefix, so a row before the
-tail is never priced current again. Appending a plain user row starts a new tail, which
-re-prices every carrier of the previous one as older at no cost. Current carrier costs
-(which parse the carrier's declaration) are computed lazily, for tail rows only, when a
-query needs them.
+Pricing (spec 5.3): ``bench/window_pricing.py`` says how a row is priced, and why the
+window keeps a running sum of older costs and a lazily synced tail of current costs.
 
 Within each range (``s <= A``, ``s > A``) a candidate's cost does not increase with ``s``,
 so the fewest turns to drop are found by two binary searches where the reference
@@ -45,14 +30,17 @@ from itertools import accumulate, compress, islice, repeat
 from operator import add
 from typing import ClassVar
 
-from harness.runtime.carriers import is_prompt_tool_carrier
-from harness.runtime.constants import (
-    IMAGE_MARKER_PREFIX,
-    TOOL_RESULTS_PREFIX,
+from bench.window_pricing import (
+    RUST_WHITESPACE_SET,
+    current_cost,
+    is_carrier,
+    older_cost,
+    plain_tokens,
 )
-from harness.runtime.estimate import message_tokens, older_costs, row_tokens
+from harness.runtime.carriers import is_prompt_tool_carrier
+from harness.runtime.constants import TOOL_RESULTS_PREFIX
+from harness.runtime.estimate import message_tokens, older_costs
 from harness.runtime.messages import ChatMessage
-from harness.runtime.text import RUST_WHITESPACE, utf8_len
 from harness.runtime.trim import TrimResult, TurnCountTrimResult
 from harness.runtime.turns import BREADCRUMB_MESSAGE
 
@@ -79,34 +67,6 @@ class TrimStats:
             result.tokens_after,
             result.trimmed,
         )
-
-
-_RUST_WHITESPACE = frozenset(RUST_WHITESPACE)
-
-
-def _plain_tokens(content: str) -> int:
-    """``plain_message_tokens`` with a shortcut for ASCII text (bytes = characters)."""
-    return row_tokens(len(content) if content.isascii() else utf8_len(content))
-
-
-def _is_carrier(role: str, content: str) -> bool:
-    return role == "tool" or (role == "user" and is_prompt_tool_carrier(content))
-
-
-def _current_cost(row: ChatMessage) -> int:
-    """``message_tokens(row, current_carrier=True)``."""
-    if _is_carrier(row.role, row.content):
-        return message_tokens(row, current_carrier=True)
-    return _older_cost(row)
-
-
-def _older_cost(row: ChatMessage) -> int:
-    """``message_tokens(row, current_carrier=False)``: only image-bearing plain user rows
-    differ from the byte formula."""
-    role, content = row.role, row.content
-    if role == "user" and IMAGE_MARKER_PREFIX in content and not is_prompt_tool_carrier(content):
-        return message_tokens(row, current_carrier=False)
-    return _plain_tokens(content)
 
 
 class HistoryWindow:
@@ -195,7 +155,7 @@ class HistoryWindow:
             row = batch[first]
             if row.role == "system":
                 self._system.append(row)
-                self._system_cost += _plain_tokens(row.content)
+                self._system_cost += plain_tokens(row.content)
             elif self._crumb_flag:
                 self._set_crumb(row)  # the flag names whatever row follows the system prefix
             else:
@@ -311,8 +271,8 @@ class HistoryWindow:
 
     def _set_crumb(self, row: ChatMessage) -> None:
         self._crumb = row
-        self._crumb_current = _current_cost(row)
-        self._crumb_older = _older_cost(row)
+        self._crumb_current = current_cost(row)
+        self._crumb_older = older_cost(row)
         self._crumb_boundary = row.role == "user" and not row.content.startswith(
             TOOL_RESULTS_PREFIX
         )
@@ -327,7 +287,7 @@ class HistoryWindow:
         last_plain_user = -1
         for j in reversed(openers):
             content = batch[j].content
-            if not (content[:1] in _RUST_WHITESPACE and is_prompt_tool_carrier(content)):
+            if not (content[:1] in RUST_WHITESPACE_SET and is_prompt_tool_carrier(content)):
                 last_plain_user = j  # not "  [Tool results]...", which opens a turn
                 break
         self._rows.extend(batch)
@@ -347,7 +307,7 @@ class HistoryWindow:
         cum_older, total = self._cum_older, tail[-1]
         for index in range(done - base, end - base):
             row = rows[index]
-            if _is_carrier(row.role, row.content):
+            if is_carrier(row.role, row.content):
                 total += message_tokens(row, current_carrier=True)
             else:
                 total += cum_older[index + 1] - cum_older[index]

@@ -13,7 +13,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.load import CONCURRENCY, RUN_LIMIT_S, SESSIONS, TURNS, DiscardSpans
+from bench.load_runs import DiscardSpans
+from bench.load_settings import CONCURRENCY, RUN_LIMIT_S, SESSIONS, TURNS
 from bench.observer_floor import FLOOR_ROUNDS, EventRecorder, compare
 from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
 from harness.load.template import write_plan

@@ -56,9 +56,9 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "NOT MET"
 
 
-def goal_rows(memory: Sequence[MemoryRun], costs: Sequence[CostRun]) -> list[list[str]]:
-    """The goals table's rows: measure, value, goal and verdict (the chat shape is judged,
-    any other shape is information)."""
+def _memory_rows(memory: Sequence[MemoryRun]) -> list[list[str]]:
+    """Memory per idle session: the chat shape judged at each size and flat across sizes;
+    any other shape for information."""
     rows: list[list[str]] = []
     judged = sorted((run for run in memory if run.shape == CHAT.name), key=lambda r: r.sessions)
     for run in judged:
@@ -88,45 +88,52 @@ def goal_rows(memory: Sequence[MemoryRun], costs: Sequence[CostRun]) -> list[lis
                     "(information)",
                 ]
             )
+    return rows
+
+
+def _cost_rows(short: CostRun, long: CostRun) -> list[list[str]]:
+    """CPU per request at the longest turn against the shortest: judged per row of the
+    request, for information per request, per KiB and with decoding skipped."""
+    per_row = long.per_row / short.per_row
+    versus = f"turn {long.turns:,} ÷ turn {short.turns}"
+    decoded = (long.decoded_ns / long.rows) / (short.decoded_ns / short.rows)
+    return [
+        [
+            f"observe CPU per request row, {versus}"
+            f" ({fmt_time(long.per_row)} / {fmt_time(short.per_row)})",
+            f"{per_row:.2f}×",
+            f"≤ {GOAL_COST:.2f}×: {verdict(per_row <= GOAL_COST)}",
+        ],
+        [
+            f"observe CPU per request, {versus}"
+            f" ({fmt_time(long.observe_ns)} / {fmt_time(short.observe_ns)};"
+            f" {long.rows:,} / {short.rows} rows)",
+            f"{long.observe_ns / short.observe_ns:.1f}×",
+            "(information: the whole history is sent every time)",
+        ],
+        [
+            f"observe CPU per KiB of request, {versus}",
+            f"{long.per_kib / short.per_kib:.2f}×",
+            "(information)",
+        ],
+        [f"observe_decoded CPU per request row, {versus}", f"{decoded:.2f}×", "(information)"],
+    ]
+
+
+def goal_rows(memory: Sequence[MemoryRun], costs: Sequence[CostRun]) -> list[list[str]]:
+    """The goals table's rows: measure, value, goal and verdict (the chat shape is judged,
+    any other shape is information)."""
+    rows = _memory_rows(memory)
     if len(costs) > 1:
         short, long = min(costs, key=lambda c: c.turns), max(costs, key=lambda c: c.turns)
-        per_row = long.per_row / short.per_row
-        versus = f"turn {long.turns:,} ÷ turn {short.turns}"
-        rows.append(
-            [
-                f"observe CPU per request row, {versus}"
-                f" ({fmt_time(long.per_row)} / {fmt_time(short.per_row)})",
-                f"{per_row:.2f}×",
-                f"≤ {GOAL_COST:.2f}×: {verdict(per_row <= GOAL_COST)}",
-            ]
-        )
-        rows.append(
-            [
-                f"observe CPU per request, {versus}"
-                f" ({fmt_time(long.observe_ns)} / {fmt_time(short.observe_ns)};"
-                f" {long.rows:,} / {short.rows} rows)",
-                f"{long.observe_ns / short.observe_ns:.1f}×",
-                "(information: the whole history is sent every time)",
-            ]
-        )
-        rows.append(
-            [
-                f"observe CPU per KiB of request, {versus}",
-                f"{long.per_kib / short.per_kib:.2f}×",
-                "(information)",
-            ]
-        )
-        decoded = (long.decoded_ns / long.rows) / (short.decoded_ns / short.rows)
-        rows.append(
-            [f"observe_decoded CPU per request row, {versus}", f"{decoded:.2f}×", "(information)"]
-        )
+        rows += _cost_rows(short, long)
     return rows
 
 
 # ----------------------------------------------------------------------------------- main
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.wire", description=__doc__)
     parser.add_argument(
         "--sizes",
@@ -137,17 +144,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--profile", action="store_true", help="also cProfile the long requests' observe"
     )
-    args = parser.parse_args(argv)
-    sizes = sorted(int(s) for s in args.sizes.split(","))
+    return parser.parse_args(argv)
 
-    def say(text: str = "") -> None:
-        print(text, flush=True)
 
-    began = time.perf_counter()
-    say(
-        f"trimscope bench.wire: Python {platform.python_version()}, {platform.system()} "
-        f"{platform.machine()}, {os.cpu_count()} CPUs"
-    )
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def _memory(sizes: list[int]) -> list[MemoryRun]:
+    """(a): every size of the chat shape, the tool shape at its sizes, then the check that
+    a session fed every call holds what one fed its last call holds."""
     say(f"(a) memory per idle session: tracemalloc after gc, decoded rows released; {HEADER}")
     say(f"    names each session; {CHAT.describe()}; {TOOLS.describe()}")
     memory = [idle_memory(CHAT, size) for size in sizes]
@@ -166,39 +172,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"    {CHAT.name}, fed every call of its conversation instead of its last only"
         f" ({sizes[0]:,} sessions): {check.per_session:,.0f} B"
     )
-    say()
+    return memory
+
+
+COST_HEADERS = (
+    "turn",
+    "rows",
+    "request",
+    "observe",
+    "per row",
+    "per KiB",
+    "observe_decoded",
+    "floor",
+    "observe ÷ floor",
+)
+
+
+def _costs(rounds: int) -> list[CostRun]:
+    """(b): the CPU per request at each of ``COST_TURNS``."""
     say("(b) CPU per request (time.process_time_ns, median, gc paused), openai_chat bytes of a")
     say("    chat session, its previous turn observed first; floor: json.loads of the request")
-    costs = cost(COST_TURNS, args.rounds)
+    costs = cost(COST_TURNS, rounds)
+    rows = [
+        [
+            f"{c.turns:,}",
+            f"{c.rows:,}",
+            f"{c.body_bytes / 1024:,.1f} KiB",
+            fmt_time(c.observe_ns),
+            fmt_time(c.per_row),
+            fmt_time(c.per_kib),
+            fmt_time(c.decoded_ns),
+            fmt_time(c.floor_ns),
+            f"{c.observe_ns / c.floor_ns:.1f}×",
+        ]
+        for c in costs
+    ]
+    say(table(COST_HEADERS, rows))
+    return costs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    began = time.perf_counter()
     say(
-        table(
-            [
-                "turn",
-                "rows",
-                "request",
-                "observe",
-                "per row",
-                "per KiB",
-                "observe_decoded",
-                "floor",
-                "observe ÷ floor",
-            ],
-            [
-                [
-                    f"{c.turns:,}",
-                    f"{c.rows:,}",
-                    f"{c.body_bytes / 1024:,.1f} KiB",
-                    fmt_time(c.observe_ns),
-                    fmt_time(c.per_row),
-                    fmt_time(c.per_kib),
-                    fmt_time(c.decoded_ns),
-                    fmt_time(c.floor_ns),
-                    f"{c.observe_ns / c.floor_ns:.1f}×",
-                ]
-                for c in costs
-            ],
-        )
+        f"trimscope bench.wire: Python {platform.python_version()}, {platform.system()} "
+        f"{platform.machine()}, {os.cpu_count()} CPUs"
     )
+    memory = _memory(sizes)
+    say()
+    costs = _costs(args.rounds)
     if args.profile:
         say()
         say(f"cProfile of observe at turn {COST_TURNS[-1]:,} (own time):")

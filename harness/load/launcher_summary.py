@@ -97,6 +97,28 @@ def failed_so_far(registry: CollectorRegistry) -> int:
     return failed_calls(_single(m.by_labels(registry, n.PROVIDER_CALLS.name, n.LABEL_OUTCOME)))
 
 
+def _trim_counts(registry: CollectorRegistry) -> dict[tuple[str, str], int]:
+    """Trims counted by (reason, trigger), the pairs never counted left out."""
+    return {
+        (reason, trigger): count
+        for (reason, trigger), count in m.by_labels(
+            registry, n.TRIMS.name, n.LABEL_REASON, n.LABEL_TRIGGER
+        ).items()
+        if count
+    }
+
+
+def _locust_notes(workers: int, log: str) -> list[str]:
+    """What a Locust summary cannot say as an asyncio one does, then Locust's own errors."""
+    return [
+        f"Locust mode: {workers} worker process(es), metrics aggregated from"
+        " PROMETHEUS_MULTIPROC_DIR; quantiles interpolated from histogram buckets",
+        "harness CPU is not aggregated across processes",
+        REQUEST_SIZES_NOTE,
+        *_log_notes(log),
+    ]
+
+
 def locust_summary(
     plan: LoadPlan,
     workers: int,
@@ -116,24 +138,11 @@ def locust_summary(
     failed = sessions.get(m.FAILED, 0)
     interrupted = sessions.get(m.INTERRUPTED, 0)
     started = completed + failed + interrupted
-    trims = {
-        (reason, trigger): count
-        for (reason, trigger), count in m.by_labels(
-            registry, n.TRIMS.name, n.LABEL_REASON, n.LABEL_TRIGGER
-        ).items()
-        if count
-    }
+    trims = _trim_counts(registry)
     calls = _single(m.by_labels(registry, n.PROVIDER_CALLS.name, n.LABEL_OUTCOME))
     provider_calls = sum(calls.values())
     trims_total = sum(trims.values())
     peak = m.maximum(registry, m.PEAK_RSS)
-    notes = [
-        f"Locust mode: {workers} worker process(es), metrics aggregated from"
-        " PROMETHEUS_MULTIPROC_DIR; quantiles interpolated from histogram buckets",
-        "harness CPU is not aggregated across processes",
-        REQUEST_SIZES_NOTE,
-        *_log_notes(log),
-    ]
     summary = LoadSummary(
         mode="locust",
         template=plan.template.name,
@@ -166,7 +175,7 @@ def locust_summary(
         round_trip=_histogram(registry, m.ROUND_TRIP),
         peak_rss_mb=round(peak / _MIB, 1) if peak else 0.0,
         harness_cpu_s=None,
-        notes=notes,
+        notes=_locust_notes(workers, log),
         locust_requests=_locust_rows(locust_stats),
     )
     return with_costs(summary, registry_spend(registry), prices, price_as)

@@ -35,7 +35,7 @@ from harness.interrupt import StopRequest
 from harness.load.collector import run_collector
 from harness.load.metrics import COMPLETED, FAILED, INTERRUPTED, LoadMetrics, session_outcome
 from harness.load.server import FakeServers, cpu_seconds, peak_rss_mb
-from harness.load.session import Samples, SessionFactory, SessionOutcome, http_client
+from harness.load.session import CallHook, Samples, SessionFactory, SessionOutcome, http_client
 from harness.load.stopping import (
     STOP_GRACE_S,
     STOPPED_BY_SERVER_DEATH,
@@ -144,17 +144,10 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     samples = Samples()
     metrics = options.metrics
     counts = _Progress()
-    shown = options.progress
     stop = RunStop()
     began = time.monotonic()
     watch = ServerWatch(options.servers, began, lambda: failed_calls(tally.calls))
-
-    def on_call(ref: str, seconds: float, error: BaseException | None) -> None:
-        if metrics is not None:
-            metrics.call(ref, seconds, error)
-        if isinstance(error, ProviderServerError) and error.error_type == CONNECT_ERROR_TYPE:
-            _check_servers(watch, stop)  # refused: the likeliest cause is a dead server
-
+    on_call = _call_watcher(metrics, watch, stop)
     async with http_client(plan.concurrency, plan.http_timeout_s, options.transport) as http:
         factory = SessionFactory(
             plan.template,
@@ -169,39 +162,10 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             stop=stop,
         )
         cpu_before = cpu_seconds()
-        deadline = began + plan.duration_s
-        indices = itertools.count()
-        forget_every = row_cache_sessions(plan.concurrency)
-
-        def ended(outcome: SessionOutcome | None) -> None:
-            label = INTERRUPTED
-            if outcome is not None:
-                label = session_outcome(outcome.completed, outcome.turns_run, outcome.turn_errors)
-            counts.ended(label, forget_every=forget_every)
-            if metrics is not None:
-                metrics.session_ended(label)
-            shown.advance(detail=counted(tally.provider_calls, "call"))
-
-        async def worker(slot: int) -> None:
-            while (index := next(indices)) < plan.sessions and time.monotonic() < deadline:
-                counts.started += 1
-                outcome: SessionOutcome | None = None
-                try:
-                    outcome = await factory.run(index, plan.turns, deadline, slot=slot)
-                finally:
-                    ended(outcome)
-
-        watcher = asyncio.create_task(_watch(watch, stop))
-        with shown:
-            results = await _run_workers(
-                [worker(slot) for slot in range(plan.concurrency)],
-                plan.duration_s + STOP_GRACE_S,
-                options.stop or StopRequest(),
-                stop,
-            )
-        watcher.cancel()
-        await asyncio.gather(watcher, return_exceptions=True)
-        watch.check()  # a death between the last look and the end
+        sessions = _Sessions(
+            plan, factory, tally, counts, options, deadline=began + plan.duration_s
+        )
+        results = await _run_watched(sessions, watch, stop, options.stop or StopRequest())
         elapsed = time.monotonic() - began
         cpu = cpu_seconds() - cpu_before
     _raise_worker_error(results)
@@ -245,6 +209,77 @@ async def _watch(watch: ServerWatch, stop: RunStop) -> None:
     while True:
         _check_servers(watch, stop)
         await asyncio.sleep(WATCH_INTERVAL_S)
+
+
+def _call_watcher(metrics: LoadMetrics | None, watch: ServerWatch, stop: RunStop) -> CallHook:
+    """Each provider call metered; a refused connection looks at the servers at once."""
+
+    def on_call(ref: str, seconds: float, error: BaseException | None) -> None:
+        if metrics is not None:
+            metrics.call(ref, seconds, error)
+        if isinstance(error, ProviderServerError) and error.error_type == CONNECT_ERROR_TYPE:
+            _check_servers(watch, stop)  # refused: the likeliest cause is a dead server
+
+    return on_call
+
+
+class _Sessions:
+    """The run's workers: each one runs the next session until the plan's count is reached
+    or its deadline passes; every session that ends is counted, metered and shown."""
+
+    def __init__(
+        self,
+        plan: LoadPlan,
+        factory: SessionFactory,
+        tally: LoadTally,
+        counts: _Progress,
+        options: RunOptions,
+        *,
+        deadline: float,
+    ) -> None:
+        self.plan, self.factory, self.tally, self.counts = plan, factory, tally, counts
+        self.metrics, self.shown, self.deadline = options.metrics, options.progress, deadline
+        self.indices = itertools.count()
+        self.forget_every = row_cache_sessions(plan.concurrency)
+
+    def ended(self, outcome: SessionOutcome | None) -> None:
+        label = INTERRUPTED
+        if outcome is not None:
+            label = session_outcome(outcome.completed, outcome.turns_run, outcome.turn_errors)
+        self.counts.ended(label, forget_every=self.forget_every)
+        if self.metrics is not None:
+            self.metrics.session_ended(label)
+        self.shown.advance(detail=counted(self.tally.provider_calls, "call"))
+
+    async def worker(self, slot: int) -> None:
+        plan, deadline = self.plan, self.deadline
+        while (index := next(self.indices)) < plan.sessions and time.monotonic() < deadline:
+            self.counts.started += 1
+            outcome: SessionOutcome | None = None
+            try:
+                outcome = await self.factory.run(index, plan.turns, deadline, slot=slot)
+            finally:
+                self.ended(outcome)
+
+
+async def _run_watched(
+    sessions: _Sessions, watch: ServerWatch, stop: RunStop, signals: StopRequest
+) -> list[BaseException | None]:
+    """The workers run (``_run_workers``) while the servers are watched, progress shown;
+    the servers looked at once more at the end (a death between the last look and it)."""
+    plan = sessions.plan
+    watcher = asyncio.create_task(_watch(watch, stop))
+    with sessions.shown:
+        results = await _run_workers(
+            [sessions.worker(slot) for slot in range(plan.concurrency)],
+            plan.duration_s + STOP_GRACE_S,
+            signals,
+            stop,
+        )
+    watcher.cancel()
+    await asyncio.gather(watcher, return_exceptions=True)
+    watch.check()
+    return results
 
 
 async def _run_workers(

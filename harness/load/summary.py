@@ -294,13 +294,10 @@ def _unwritten_rows(s: LoadSummary) -> list[tuple[str, str]]:
     ]
 
 
-def render(summary: LoadSummary, console: Console) -> None:
-    """The summary as two terminal tables (run, trims) and the fake servers' line."""
-    s = summary
+def _run_rows(s: LoadSummary) -> list[tuple[str, str]]:
+    """The run table's rows: how it stopped, sessions, calls, turns, trims, timings, then
+    the servers, cache and cost, and any output left unwritten."""
     approx = "≈ " if s.overhead.approximate else ""
-    table = Table(title=f"trimscope load ({s.mode}, {s.template})", show_header=False)
-    table.add_column("what", style="bold")
-    table.add_column("value")
     rows = [
         ("stopped by", _stopped(s)),
         (
@@ -333,12 +330,10 @@ def render(summary: LoadSummary, console: Console) -> None:
         ("peak memory (RSS)", f"{s.peak_rss_mb:,.1f} MiB"),
         ("harness CPU", _fmt(s.harness_cpu_s, " s")),
     ]
-    rows += _server_rows(s)
-    rows += _cache_rows(s)
-    rows += _unwritten_rows(s)
-    for what, value in rows:
-        table.add_row(what, value)
-    console.print(table)
+    return rows + _server_rows(s) + _cache_rows(s) + _unwritten_rows(s)
+
+
+def _trims_table(s: LoadSummary) -> Table:
     trims = Table(title="trims by reason and trigger")
     for column in ("reason", "trigger", "trims", "per session"):
         trims.add_column(column, justify="left" if column in ("reason", "trigger") else "right")
@@ -346,13 +341,29 @@ def render(summary: LoadSummary, console: Console) -> None:
         trims.add_row(row.reason, row.trigger, f"{row.count:,}", f"{row.per_session:,.3f}")
     if not s.trims:
         trims.add_row("(none)", "", "0", "0")
-    console.print(trims)
+    return trims
+
+
+def _locust_table(s: LoadSummary) -> Table:
+    requests = Table(title="Locust requests")
+    for column in ("type", "name", "requests", "failures", "p50 ms", "p95 ms"):
+        requests.add_column(column, justify="left" if column in ("type", "name") else "right")
+    for entry in s.locust_requests:
+        requests.add_row(*(_cell(entry.get(key)) for key in _LOCUST_KEYS))
+    return requests
+
+
+def render(summary: LoadSummary, console: Console) -> None:
+    """The summary as two terminal tables (run, trims) and the fake servers' line."""
+    s = summary
+    table = Table(title=f"trimscope load ({s.mode}, {s.template})", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    for what, value in _run_rows(s):
+        table.add_row(what, value)
+    console.print(table)
+    console.print(_trims_table(s))
     if s.locust_requests:
-        requests = Table(title="Locust requests")
-        for column in ("type", "name", "requests", "failures", "p50 ms", "p95 ms"):
-            requests.add_column(column, justify="left" if column in ("type", "name") else "right")
-        for entry in s.locust_requests:
-            requests.add_row(*(_cell(entry.get(key)) for key in _LOCUST_KEYS))
-        console.print(requests)
+        console.print(_locust_table(s))
     for note in s.notes:
         console.print(f"note: {note}", highlight=False)

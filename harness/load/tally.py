@@ -28,6 +28,7 @@ from harness.events import (
     TurnStarted,
     WireFindingObserved,
 )
+from harness.pricing.formula import uncached_input
 from harness.sketch import Sketch
 from harness.telemetry.names import UNKNOWN, trim_reason_label
 
@@ -105,7 +106,7 @@ class LoadTally:
             return
         read = event.cache_read_input_tokens or 0
         write = event.cache_creation_input_tokens or 0
-        totals[0] += max(0, reported - read - write)
+        totals[0] += uncached_input(reported, read, write)
         totals[1] += read
         totals[2] += write
         self.request_tokens.add(reported)

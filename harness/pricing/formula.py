@@ -32,6 +32,15 @@ PriceOf = Callable[[str | None], Rates | None]
 """A model name (``None`` when the event has none) to its rates, or ``None``: no price."""
 
 
+def uncached_input(input_tokens: int, read: int, write: int) -> int:
+    """The part of a call's reported input that is neither a cache read nor a cache write:
+    the reported input includes both, and a provider that over-reports them never makes
+    it negative. The one split the summary (``LoadTally``), the metrics (``trimscope_
+    provider_input_tokens_total{cache=uncached}``, which a Locust summary reads) and the
+    cost observer all count with."""
+    return max(0, input_tokens - read - write)
+
+
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Input tokens split by cache, and output tokens (one call's, or sums over calls)."""
@@ -43,9 +52,8 @@ class Usage:
 
     @classmethod
     def reported(cls, input_tokens: int, read: int, write: int, output: int) -> Usage:
-        """One call's usage from the provider-reported fields: input includes reads and
-        writes, so the rest is uncached (never below 0 when a provider over-reports)."""
-        return cls(max(0, input_tokens - read - write), read, write, output)
+        """One call's usage from the provider-reported fields (``uncached_input``)."""
+        return cls(uncached_input(input_tokens, read, write), read, write, output)
 
     def parts(self, price: Rates) -> tuple[float, float, float, float]:
         """Cost of the uncached input, cache reads, cache writes and output, in order."""
@@ -71,6 +79,13 @@ class Usage:
         """What the cache saved against sending every input token uncached (writes that
         cost more than input count against it)."""
         return self.read_discount(price) - self.write_premium(price)
+
+    def saved_and_premium(self, price: Rates) -> tuple[float, float]:
+        """``saved`` as two amounts that are never negative, for counters (which only
+        grow): a negative read discount (cached dearer than input) is a premium, a
+        negative write premium a saving; the first minus the second is ``saved``."""
+        discount, premium = self.read_discount(price), self.write_premium(price)
+        return max(0.0, discount) + max(0.0, -premium), max(0.0, premium) + max(0.0, -discount)
 
 
 def lost(tokens: int, price: Rates) -> float:

@@ -1,7 +1,8 @@
 """Cost observer: with a price table, events become money on an injected registry.
 
 Fed by the same events as the Prometheus observer and priced by the one formula
-(``harness.pricing.formula``) the load summary uses:
+(``harness.pricing.formula``) the load summary uses; the observer only counts what the
+formula computes:
 
 - ``ProviderCallFinished`` with reported input → ``trimscope_cost_usd_total`` by part,
   ``trimscope_cache_saved_usd_total`` and ``trimscope_cache_write_premium_usd_total``
@@ -57,14 +58,12 @@ class CostObserver:
             event.output_tokens or 0,
         )
         route = (event.provider, event.model or n.UNKNOWN, event.source)
-        discount, premium = usage.read_discount(price), usage.write_premium(price)
+        saved, premium = usage.saved_and_premium(price)
         with self._lock:
             for part, amount in zip(n.COST_PARTS, usage.parts(price), strict=True):
                 self._cost.labels(*route[:2], part, event.source).inc(amount)
-            # A negative discount (cached dearer than input) is a premium, and the other
-            # way round: a counter only grows, and saved − premium stays ``Usage.saved``.
-            self._saved.labels(*route).inc(max(0.0, discount) + max(0.0, -premium))
-            self._premium.labels(*route).inc(max(0.0, premium) + max(0.0, -discount))
+            self._saved.labels(*route).inc(saved)
+            self._premium.labels(*route).inc(premium)
 
     def _trim(self, event: HistoryTrimmed, tokens: int) -> None:
         price = self._price_of(event.model)

@@ -62,6 +62,7 @@ from harness.events import (
     TurnStarted,
     WireFindingObserved,
 )
+from harness.pricing.formula import uncached_input
 from harness.telemetry import names as n
 from harness.telemetry.fanout import TypeDispatched
 from harness.telemetry.metrics import Children, MetricSet
@@ -292,7 +293,7 @@ class PrometheusObserver(TypeDispatched):
             write_tokens = event.cache_creation_input_tokens or 0
             read(read_tokens, exemplar)
             write(write_tokens, exemplar)
-            uncached(max(0, reported - read_tokens - write_tokens), exemplar)
+            uncached(uncached_input(reported, read_tokens, write_tokens), exemplar)
         if output is not None:
             usage_out(output, exemplar)
         opened = self._calls.pop((event.session_id, event.call_id), None)

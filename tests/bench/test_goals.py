@@ -1,10 +1,11 @@
-"""The verdicts ``python -m bench`` prints for its speed goals (``bench.__main__.goals``):
+"""The verdicts ``python -m bench`` prints for its speed goals (``bench.trim_goals.goals``):
 a cold trim that misses 10× while even the floor is under 10× says so on its own line,
 with the ratios that prove it; one that misses with room under the floor is plain NOT MET."""
 
 from __future__ import annotations
 
-from bench.__main__ import GOAL_SIZE, Report, goals
+from bench.trim_common import Report
+from bench.trim_goals import GOAL_SIZE, goals
 
 LC = "chars/4 function"
 

@@ -7,15 +7,10 @@ from __future__ import annotations
 import os
 import resource
 
-from bench.load import (
-    HARNESS_RUNS,
-    Measured,
-    Memory,
-    SessionLength,
-    fake_cpu_rows,
-    process_cpu,
-    report,
-)
+from bench.load import HARNESS_RUNS, report
+from bench.load_probes import Memory, SessionLength
+from bench.load_report import fake_cpu_rows
+from bench.load_runs import Measured, process_cpu
 from bench.observer_floor import Floor
 
 
