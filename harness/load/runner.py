@@ -140,7 +140,7 @@ async def run_sessions(plan: LoadPlan, options: RunOptions = RunOptions()) -> Lo
 
 async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     tally = LoadTally()
-    bus = _bus(tally, *options.observers)
+    bus = EventBus(observers=(tally, *options.observers))
     samples = Samples()
     metrics = options.metrics
     counts = _Progress()
@@ -219,13 +219,6 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     )
     summary = with_costs(summary, Spend.of(tally), options.prices, options.price_as)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
-
-
-def _bus(*observers: Observer) -> EventBus:
-    bus = EventBus()
-    for observer in observers:
-        bus.subscribe(observer)
-    return bus
 
 
 def _raise_worker_error(results: list[BaseException | None]) -> None:
