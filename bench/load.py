@@ -39,8 +39,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -53,8 +52,7 @@ from prometheus_client import CollectorRegistry
 from bench import load_limits
 from bench.observer_floor import FLOOR_ROUNDS, GOAL_FLOOR_RATIO, EventRecorder, Floor, compare
 from bench.timing import table
-from harness.agent import Agent
-from harness.agent.cache_loss import SentRequests
+from harness.agent import MEASURE_CACHE_LOSS, Agent, NoCacheLossBookkeeping
 from harness.events import EventBus
 from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
 from harness.load.collector import run_collector
@@ -228,18 +226,6 @@ HARNESS_RUNS: dict[str, Observed] = {
 """Every harness run of a round; the first two make the goal, the others are information."""
 
 
-@contextmanager
-def cache_loss_off() -> Iterator[None]:
-    """The agent's cache-loss bookkeeping as no-ops, for the ``caching off`` run only."""
-    saved = SentRequests.started, SentRequests.succeeded
-    SentRequests.started = lambda self, route, rows, tokens=None: None  # type: ignore[method-assign]
-    SentRequests.succeeded = lambda self, route: None  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        SentRequests.started, SentRequests.succeeded = saved  # type: ignore[method-assign]
-
-
 async def harness(
     plan: LoadPlan, prefix: str, observed: Observed, fake_pid: int | None = None
 ) -> Measured:
@@ -250,13 +236,15 @@ async def harness(
             sampler=observed.sampler,
         )
     )
+    # caching off: the agent's cache-loss bookkeeping too (the fake's is off by its plan)
+    bookkeeping = MEASURE_CACHE_LOSS if observed.caching else NoCacheLossBookkeeping
+    options = RunOptions(
+        observers=telemetry.observers, session_prefix=prefix, cache_loss=bookkeeping
+    )
     try:
-        with nullcontext() if observed.caching else cache_loss_off():
-            clocks = RunClocks(fake_pid)
-            summary = await run_sessions(
-                plan, RunOptions(observers=telemetry.observers, session_prefix=prefix)
-            )
-            return clocks.measured(summary.provider_calls, summary.overhead.p50_ms or 0.0)
+        clocks = RunClocks(fake_pid)
+        summary = await run_sessions(plan, options)
+        return clocks.measured(summary.provider_calls, summary.overhead.p50_ms or 0.0)
     finally:
         telemetry.shutdown()
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from harness.agent import Clock
+from harness.agent import MEASURE_CACHE_LOSS, BookkeepingFactory, Clock
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
@@ -86,6 +86,9 @@ class RunOptions:
     never await, so ``time.thread_time`` reads exactly their CPU, which a busy machine's
     preemption does not inflate (``bench load`` compares sessions by it); round trips
     measured by that clock mean nothing."""
+    cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS
+    """Each session's cache-loss bookkeeping (``NoCacheLossBookkeeping``: trims unmeasured,
+    ``bench load``'s caching-off run)."""
 
 
 @dataclass(slots=True)
@@ -167,6 +170,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             session_prefix=options.session_prefix,
             clock=options.overhead_clock,
             stop=stop,
+            cache_loss=options.cache_loss,
         )
         cpu_before = cpu_seconds()
         deadline = began + plan.duration_s
