@@ -35,8 +35,7 @@ import platform
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -61,7 +60,7 @@ from bench.load_settings import (
 )
 from bench.observer_floor import Floor
 from bench.timing import table
-from harness.agent.cache_loss import SentRequests
+from harness.agent import MEASURE_CACHE_LOSS, NoCacheLossBookkeeping
 from harness.load import FakeServers, LoadPlan, RunOptions, default_template, run_sessions
 from harness.load.template import write_plan
 from harness.progress import Tracker, tracker
@@ -90,18 +89,6 @@ HARNESS_RUNS: dict[str, Observed] = {
 """Every harness run of a round; the first two make the goal, the others are information."""
 
 
-@contextmanager
-def cache_loss_off() -> Iterator[None]:
-    """The agent's cache-loss bookkeeping as no-ops, for the ``caching off`` run only."""
-    saved = SentRequests.started, SentRequests.succeeded
-    SentRequests.started = lambda self, route, rows, tokens=None: None  # type: ignore[method-assign]
-    SentRequests.succeeded = lambda self, route: None  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        SentRequests.started, SentRequests.succeeded = saved  # type: ignore[method-assign]
-
-
 async def harness(
     plan: LoadPlan, prefix: str, observed: Observed, fake_pid: int | None = None
 ) -> Measured:
@@ -112,13 +99,15 @@ async def harness(
             sampler=observed.sampler,
         )
     )
+    # caching off: the agent's cache-loss bookkeeping too (the fake's is off by its plan)
+    bookkeeping = MEASURE_CACHE_LOSS if observed.caching else NoCacheLossBookkeeping
+    options = RunOptions(
+        observers=telemetry.observers, session_prefix=prefix, cache_loss=bookkeeping
+    )
     try:
-        with nullcontext() if observed.caching else cache_loss_off():
-            clocks = RunClocks(fake_pid)
-            summary = await run_sessions(
-                plan, RunOptions(observers=telemetry.observers, session_prefix=prefix)
-            )
-            return clocks.measured(summary.provider_calls, summary.overhead.p50_ms or 0.0)
+        clocks = RunClocks(fake_pid)
+        summary = await run_sessions(plan, options)
+        return clocks.measured(summary.provider_calls, summary.overhead.p50_ms or 0.0)
     finally:
         telemetry.shutdown()
 

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import harness
+from harness.events import CallOutcome
+from harness.providers import ProviderError
 from harness.runtime.errors import HarnessError
 
 ROOT = Path(harness.__file__).parent
@@ -85,3 +87,26 @@ def test_the_drawn_tree_is_the_tree_of_the_classes() -> None:
         return tree
 
     assert _drawn_tree() == actual(HarnessError, None)
+
+
+def _provider_error_classes() -> list[type[ProviderError]]:
+    """``ProviderError`` and every subclass the package defines."""
+    _defined_exceptions()  # imports every module, so every subclass exists
+    found: list[type[ProviderError]] = []
+    pending: list[type[ProviderError]] = [ProviderError]
+    while pending:
+        cls = pending.pop()
+        found.append(cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def test_every_provider_error_class_declares_the_call_outcome_it_is_counted_as() -> None:
+    """Each class states its own ``counted_as`` (none inherits it unsaid), and it is a
+    failed attempt's ``CallOutcome``: the loop and the proxy both count by it."""
+    classes = _provider_error_classes()
+    assert len(classes) > 1
+    for cls in classes:
+        assert "counted_as" in vars(cls), f"{cls.__name__} does not declare counted_as"
+        outcome = CallOutcome(cls.counted_as)  # raises on a string that is no outcome
+        assert outcome not in {CallOutcome.OK, CallOutcome.CANCELLED}, cls.__name__

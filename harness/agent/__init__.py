@@ -2,6 +2,13 @@
 sender caches, route selection, and the client frames."""
 
 from harness.agent.announce import Announcer
+from harness.agent.cache_loss import (
+    MEASURE_CACHE_LOSS,
+    BookkeepingFactory,
+    CacheLossBookkeeping,
+    NoCacheLossBookkeeping,
+    SentRequests,
+)
 from harness.agent.channel import RESEND_NOTICE, ChannelOrchestrator
 from harness.agent.config import DEFAULT_SENDER, Clock, Hook, IdFactory, LoopConfig
 from harness.agent.dispatch import ToolMode, to_provider_messages
@@ -27,9 +34,12 @@ from harness.providers.overflow.classify import Classifier
 __all__ = [
     "DEFAULT_SENDER",
     "HINT_PREFIX",
+    "MEASURE_CACHE_LOSS",
     "RESEND_NOTICE",
     "Agent",
     "Announcer",
+    "BookkeepingFactory",
+    "CacheLossBookkeeping",
     "ChannelOrchestrator",
     "Classifier",
     "Clock",
@@ -40,8 +50,10 @@ __all__ = [
     "LegacySession",
     "LogSink",
     "LoopConfig",
+    "NoCacheLossBookkeeping",
     "Route",
     "RouteTable",
+    "SentRequests",
     "SequentialIds",
     "SessionSpec",
     "TickClock",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from harness.agent.cache_loss import SentRequests
+from harness.agent.cache_loss import MEASURE_CACHE_LOSS, CacheLossBookkeeping
 from harness.agent.config import ENDPOINT_COMPACTION_WIRE_TYPE, Clock
 from harness.agent.routes import Route
 from harness.events import (
@@ -86,7 +86,7 @@ class Announcer:
     agent_alias: str | None = None
     channel: str | None = None
     turn_id: str | None = None
-    sent: SentRequests = field(default_factory=SentRequests)  # for cache loss
+    sent: CacheLossBookkeeping = field(default_factory=MEASURE_CACHE_LOSS)  # for cache loss
 
     def _stamp(self) -> _Stamp:
         """Read the clock once per event, when the event is built."""

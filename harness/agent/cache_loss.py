@@ -18,14 +18,20 @@ shared: a chance of about 2⁻⁶⁴ per row compared.
 
 It is a property of the history, not of a provider: the fakes' reported cache reads show
 what a given provider actually kept (its minimum lengths, lifetimes, breakpoints).
+
+The bookkeeping is the session's seam (``CacheLossBookkeeping``, given to the session as a
+factory, ``SessionSpec.cache_loss``): ``SentRequests`` measures, the default
+(``MEASURE_CACHE_LOSS``); ``NoCacheLossBookkeeping`` keeps nothing and measures nothing, so
+trims carry no cache loss (``bench load``'s caching-off run).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import Final, Protocol
 
 from harness.runtime import ChatMessage, estimate_history_tokens
 
@@ -101,6 +107,30 @@ class Sent:
         return self.tokens - estimate_history_tokens(trimmed[:kept])
 
 
+class CacheLossBookkeeping(Protocol):
+    """What a session keeps of its requests to measure its trims' cache loss: told when
+    a request starts and when it succeeds, settled at the end of each turn, asked at each
+    trim."""
+
+    def started(
+        self, route: str, rows: Sequence[ChatMessage], tokens: int | None = None
+    ) -> None: ...
+
+    def succeeded(self, route: str) -> None: ...
+
+    def settle(self) -> None: ...
+
+    def loss(self, route: str, trimmed: Sequence[ChatMessage]) -> int | None:
+        """Tokens of the route's last successful request that ``trimmed`` no longer
+        starts with; ``None``: not measured."""
+        ...
+
+
+BookkeepingFactory = Callable[[], CacheLossBookkeeping]
+"""Makes one session's bookkeeping (a channel makes one per turn, as it makes its events'
+stamper)."""
+
+
 @dataclass(slots=True)
 class SentRequests:
     """Per route: the request in flight, and the last one that succeeded (as ``Sent``;
@@ -129,3 +159,25 @@ class SentRequests:
     def loss(self, route: str, trimmed: Sequence[ChatMessage]) -> int:
         last = self._sent.get(route)
         return 0 if last is None else last.lost(trimmed)
+
+
+class NoCacheLossBookkeeping:
+    """Keeps nothing and measures nothing: trims carry no cache loss (``None``)."""
+
+    __slots__ = ()
+
+    def started(self, route: str, rows: Sequence[ChatMessage], tokens: int | None = None) -> None:
+        pass
+
+    def succeeded(self, route: str) -> None:
+        pass
+
+    def settle(self) -> None:
+        pass
+
+    def loss(self, route: str, trimmed: Sequence[ChatMessage]) -> int | None:
+        return None
+
+
+MEASURE_CACHE_LOSS: Final[BookkeepingFactory] = SentRequests
+"""The default bookkeeping of every session: each trim's cache loss measured."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from harness.agent.announce import Announcer
+from harness.agent.cache_loss import MEASURE_CACHE_LOSS, BookkeepingFactory
 from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
@@ -38,8 +39,10 @@ class ChannelOrchestrator:
         channel: str,
         system_prompt: str | None = None,
         max_senders: int = DEFAULT_MAX_SENDERS,
+        cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS,
     ) -> None:
         self._config = config
+        self._cache_loss = cache_loss
         self._ids = ids
         self._bus, self._clock = bus, clock
         self._channel = channel
@@ -77,7 +80,9 @@ class ChannelOrchestrator:
     async def handle(self, sender: str, text: str) -> str | None:
         self._cache(sender)
         self._push(sender, ChatMessage("user", text))
-        announcer = Announcer(self._bus, self._clock, f"{self._channel}:{sender}")
+        announcer = Announcer(
+            self._bus, self._clock, f"{self._channel}:{sender}", sent=self._cache_loss()
+        )
         announcer.channel, announcer.turn_id = self._channel, self._ids("turn")
         state = TurnState([*self._system, *self.caches[sender]], crumb_present=False)
         routes = self._config.routes

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from harness.agent.announce import Announcer
+from harness.agent.cache_loss import MEASURE_CACHE_LOSS, BookkeepingFactory
 from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.loop import ToolLoop
 from harness.agent.trim_step import apply_chat_trim
@@ -44,11 +45,12 @@ class LegacySession:
         ids: IdFactory,
         session_id: str,
         log: LogSink,
+        cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS,
     ) -> None:
         self._config = config
         self._ids = ids
         self._log = log
-        self.announcer = Announcer(bus, clock, session_id)
+        self.announcer = Announcer(bus, clock, session_id, sent=cache_loss())
         self.history: list[ChatMessage] = []
         self.history_has_trim_breadcrumb = False
 

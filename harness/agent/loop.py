@@ -26,17 +26,8 @@ from harness.agent.tool_execution import run_tool_calls
 from harness.agent.trim_step import apply_chat_trim
 from harness.agent.turn_state import TurnState
 from harness.events import CallOutcome, CallPurpose, RecoveryOutcome, TrimTrigger
-from harness.providers import (
-    ContextWindowExceeded,
-    ProviderError,
-    ProviderProtocolError,
-    ProviderReply,
-    ProviderRequest,
-    ProviderServerError,
-    ProviderTimeout,
-    RateLimited,
-)
-from harness.providers.overflow.failures import CANCELLED_ERROR_TYPE, CONNECT_ERROR_TYPE
+from harness.providers import ProviderError, ProviderReply, ProviderRequest, RateLimited
+from harness.providers.overflow.failures import CANCELLED_ERROR_TYPE
 from harness.runtime import (
     ChatMessage,
     OrphanSweep,
@@ -277,7 +268,7 @@ class ToolLoop:
             except ProviderError as error:
                 elapsed = self._announcer.clock() - started
                 self._announcer.provider_call_failed(
-                    ctx, _outcome_of(error), elapsed, error.error_type, error.status
+                    ctx, CallOutcome(error.counted_as), elapsed, error.error_type, error.status
                 )
                 # Overflow is judged before rate limiting, as the reference does: under the
                 # `reference` classifier a throttle saying "too many tokens" is an overflow.
@@ -388,21 +379,3 @@ class ToolLoop:
         call = await self._prepare(state, route, with_tools=False)
         reply = await self._dispatch(state, call, purpose=CallPurpose.MAX_ITERATIONS_SUMMARY)
         record_final_answer(state, reply.text)
-
-
-_OUTCOMES: tuple[tuple[type[ProviderError], CallOutcome], ...] = (
-    (ContextWindowExceeded, CallOutcome.OVERFLOW),
-    (RateLimited, CallOutcome.RATE_LIMITED),
-    (ProviderServerError, CallOutcome.SERVER_ERROR),
-    (ProviderTimeout, CallOutcome.TIMEOUT),
-    (ProviderProtocolError, CallOutcome.PROTOCOL_ERROR),
-)
-
-
-def _outcome_of(error: ProviderError) -> CallOutcome:
-    if isinstance(error, ProviderServerError) and error.error_type == CONNECT_ERROR_TYPE:
-        return CallOutcome.CONNECT_ERROR  # refused: nothing was sent (still retried as a 5xx)
-    for kind, outcome in _OUTCOMES:
-        if isinstance(error, kind):
-            return outcome
-    return CallOutcome.REJECTED

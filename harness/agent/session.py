@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
+from harness.agent.cache_loss import MEASURE_CACHE_LOSS, BookkeepingFactory
 from harness.agent.channel import ChannelOrchestrator
 from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.legacy import LegacySession, LogSink
@@ -92,6 +93,9 @@ class SessionSpec:
     alias: str | None = None
     channel: str | None = None
     log: LogSink = _ignore_logs
+    cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS
+    """Makes the session's cache-loss bookkeeping (``harness.agent.cache_loss``);
+    ``NoCacheLossBookkeeping`` leaves every trim's cache loss unmeasured."""
 
 
 def open_session(spec: SessionSpec) -> Agent | LegacySession | ChannelOrchestrator:
@@ -104,6 +108,7 @@ def open_session(spec: SessionSpec) -> Agent | LegacySession | ChannelOrchestrat
             ids=spec.ids,
             session_id=spec.session_id,
             log=spec.log,
+            cache_loss=spec.cache_loss,
         )
         if spec.system_prompt:
             legacy.history.append(ChatMessage("system", spec.system_prompt))
@@ -116,6 +121,7 @@ def open_session(spec: SessionSpec) -> Agent | LegacySession | ChannelOrchestrat
             ids=spec.ids,
             channel=spec.channel or spec.session_id,
             system_prompt=spec.system_prompt,
+            cache_loss=spec.cache_loss,
         )
     agent = Agent(
         spec.config,
@@ -126,6 +132,7 @@ def open_session(spec: SessionSpec) -> Agent | LegacySession | ChannelOrchestrat
         name=spec.agent_name,
         alias=spec.alias,
         channel=spec.channel,
+        cache_loss=spec.cache_loss,
     )
     if spec.system_prompt:
         agent.history.append(Chat(ChatMessage("system", spec.system_prompt)))

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from harness.agent.announce import Announcer
+from harness.agent.cache_loss import MEASURE_CACHE_LOSS, BookkeepingFactory
 from harness.agent.config import DEFAULT_SENDER, Clock, IdFactory, LoopConfig
 from harness.agent.dispatch import to_provider_messages
 from harness.agent.loop import ToolLoop
@@ -47,11 +48,14 @@ class Agent:
         name: str = DEFAULT_AGENT_NAME,
         alias: str | None = None,
         channel: str | None = None,
+        cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS,
     ) -> None:
         self._config = config
         self._ids = ids
         self.name = name
-        self.announcer = Announcer(bus, clock, session_id, agent_alias=alias, channel=channel)
+        self.announcer = Announcer(
+            bus, clock, session_id, agent_alias=alias, channel=channel, sent=cache_loss()
+        )
         self.history: list[ConversationMessage] = []
         self.history_has_trim_breadcrumb = False
         self.switched_route: Route | None = None

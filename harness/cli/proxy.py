@@ -60,9 +60,7 @@ def _say(text: str) -> None:
 
 def _sinks(registry: CollectorRegistry, outputs: Outputs, telemetry: Telemetry) -> Sinks:
     findings_jsonl, record = outputs.findings_jsonl, outputs.record
-    bus = EventBus()
-    for observer in telemetry.observers:
-        bus.subscribe(observer)
+    bus = EventBus(observers=telemetry.observers)
     # The events the reference agent emits, source="wire": the dashboards show the runtime.
     chosen: list[FindingSink] = [
         ProxyMetrics(registry),

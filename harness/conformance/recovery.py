@@ -110,10 +110,8 @@ async def run_recovery(
 ) -> RecoveryResult:
     """Seed, ask, and report what the runtime did (``BudgetExhausted`` is a result too)."""
     pushed = push_size(not_fitting)
-    bus = EventBus()
     collector = _Collector()
-    for observer in (collector, *observers):
-        bus.subscribe(observer)
+    bus = EventBus(observers=(collector, *observers))
     agent = _agent(client, model, pushed, bus, sleep)
     history = recovery_history(pushed)
     agent.seed_conversation_history(history)

@@ -2,13 +2,15 @@
 
 An observer that raises is logged and counted and never breaks a run; in strict mode
 (tests) the bus re-raises instead, so a broken observer fails the test that hit it.
+Observers known when the bus is built are given to it then (``EventBus(observers=...)``);
+``subscribe`` is for those that come later. Each event reaches them in that order.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -29,8 +31,9 @@ class ObserverFailure:
 
 
 class EventBus:
-    def __init__(self, *, strict: bool = False) -> None:
-        self._observers: list[Observer] = []
+    def __init__(self, *, observers: Iterable[Observer] = (), strict: bool = False) -> None:
+        """``observers`` are subscribed at once, in order (as ``subscribe`` would)."""
+        self._observers: list[Observer] = list(observers)
         self._strict = strict
         self._lock = threading.Lock()
         self.failures: list[ObserverFailure] = []

@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from harness.agent import Clock
+from harness.agent import MEASURE_CACHE_LOSS, BookkeepingFactory, Clock
 from harness.agent.dispatch import rendered_rows
 from harness.events import EventBus, Observer
 from harness.interrupt import StopRequest
@@ -86,6 +86,9 @@ class RunOptions:
     never await, so ``time.thread_time`` reads exactly their CPU, which a busy machine's
     preemption does not inflate (``bench load`` compares sessions by it); round trips
     measured by that clock mean nothing."""
+    cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS
+    """Each session's cache-loss bookkeeping (``NoCacheLossBookkeeping``: trims unmeasured,
+    ``bench load``'s caching-off run)."""
 
 
 @dataclass(slots=True)
@@ -140,7 +143,7 @@ async def run_sessions(plan: LoadPlan, options: RunOptions = RunOptions()) -> Lo
 
 async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     tally = LoadTally()
-    bus = _bus(tally, *options.observers)
+    bus = EventBus(observers=(tally, *options.observers))
     samples = Samples()
     metrics = options.metrics
     counts = _Progress()
@@ -160,6 +163,7 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
             session_prefix=options.session_prefix,
             clock=options.overhead_clock,
             stop=stop,
+            cache_loss=options.cache_loss,
         )
         cpu_before = cpu_seconds()
         sessions = _Sessions(
@@ -183,13 +187,6 @@ async def _run_sessions(plan: LoadPlan, options: RunOptions) -> LoadSummary:
     )
     summary = with_costs(summary, Spend.of(tally), options.prices, options.price_as)
     return replace(summary, server_deaths=watch.deaths(failed_calls(tally.calls)))
-
-
-def _bus(*observers: Observer) -> EventBus:
-    bus = EventBus()
-    for observer in observers:
-        bus.subscribe(observer)
-    return bus
 
 
 def _raise_worker_error(results: list[BaseException | None]) -> None:

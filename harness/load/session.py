@@ -30,7 +30,9 @@ from dataclasses import dataclass
 import httpx
 
 from harness.agent import (
+    MEASURE_CACHE_LOSS,
     Agent,
+    BookkeepingFactory,
     Classifier,
     Clock,
     LoopConfig,
@@ -234,6 +236,7 @@ class SessionFactory:
         session_prefix: str = "load-",
         clock: Clock = time.perf_counter,
         stop: RunStop | None = None,
+        cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS,
     ) -> None:
         missing = [p.ref for p in template.providers if p.ref not in base_urls]
         if missing:
@@ -250,6 +253,7 @@ class SessionFactory:
         self.session_prefix = session_prefix
         self.clock = clock  # the stopwatches' (the agents keep perf_counter for events)
         self.stop = stop
+        self.cache_loss = cache_loss
         self.routes = route_table(template)
         self.tools = ToolBox({t.name: _tool(t) for t in template.tools})
 
@@ -290,6 +294,7 @@ class SessionFactory:
             session_id,
             clock=time.perf_counter,
             system_prompt=self.template.system_prompt,
+            cache_loss=self.cache_loss,
         )
         return open_agent(spec)
 

@@ -28,7 +28,7 @@ from typing import Final
 import httpx
 from prometheus_client import CollectorRegistry
 
-from harness.events import EventBus
+from harness.events import EventBus, Observer
 from harness.load.metrics import COMPLETED, INTERRUPTED, LoadMetrics, session_outcome
 from harness.load.server import FakeServers, peak_rss_mb
 from harness.load.session import CallHook, Samples, SessionFactory, TurnHook
@@ -60,14 +60,14 @@ class WorkerState:
         self._placed = False
         self.deadline = time.monotonic() + plan.duration_s
         self.tally = LoadTally()
-        self.bus = EventBus()
-        self.bus.subscribe(self.tally)
         self.metrics: LoadMetrics | None = None
+        observers: list[Observer] = [self.tally]
         if multiprocess_enabled():
             registry = CollectorRegistry()
-            self.bus.subscribe(PrometheusObserver(registry, multiprocess=True))
+            observers.append(PrometheusObserver(registry, multiprocess=True))
             self.metrics = LoadMetrics(registry)
-            self.bus.subscribe(self.metrics)  # turn errors by type, for the summary
+            observers.append(self.metrics)  # turn errors by type, for the summary
+        self.bus = EventBus(observers=observers)
         self.samples = Samples()
         self.prefix = f"load-{os.getpid()}-"
         self._lock = threading.Lock()

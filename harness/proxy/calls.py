@@ -34,14 +34,7 @@ from harness.events import (
     ProviderCallFinished,
     ProviderCallStarted,
 )
-from harness.providers.overflow.errors import (
-    ContextWindowExceeded,
-    ProviderError,
-    ProviderProtocolError,
-    ProviderServerError,
-    ProviderTimeout,
-    RateLimited,
-)
+from harness.providers.overflow.errors import ProviderError
 from harness.providers.overflow.failures import TIMEOUT_ERROR_TYPE, failure_error
 from harness.proxy.sinks import Outcome, Traffic
 from harness.wire import DecodedAnswer, ObservedCall, WireExchange
@@ -63,19 +56,9 @@ def wire_call_name(session: str, call: int) -> str:
 
 
 def outcome_of(error: ProviderError) -> CallOutcome:
-    """How the agent's loop names a failed attempt (``harness.agent.loop``; a test holds
-    the two equal for every error class)."""
-    if isinstance(error, ContextWindowExceeded):
-        return CallOutcome.OVERFLOW
-    if isinstance(error, RateLimited):
-        return CallOutcome.RATE_LIMITED
-    if isinstance(error, ProviderServerError):
-        return CallOutcome.SERVER_ERROR
-    if isinstance(error, ProviderTimeout):
-        return CallOutcome.TIMEOUT
-    if isinstance(error, ProviderProtocolError):
-        return CallOutcome.PROTOCOL_ERROR
-    return CallOutcome.REJECTED
+    """The outcome the error's class declares (``ProviderError.counted_as``), which the
+    agent's loop reads too (a test holds the two equal for every error class)."""
+    return CallOutcome(error.counted_as)
 
 
 def call_events(

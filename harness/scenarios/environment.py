@@ -180,9 +180,7 @@ class Environment:
 
 
 def build_environment(scenario: Scenario, observers: tuple[Observer, ...] = ()) -> Environment:
-    bus = EventBus(strict=True)
-    for observer in observers:
-        bus.subscribe(observer)
+    bus = EventBus(observers=observers, strict=True)
     fakes_by_ref, clients, http_clients = {}, {}, []
     # Clients always classify with `extended` so every error carries both verdicts; the
     # loop decides with the scenario's classifier (harness.agent.config.Classifier).

@@ -105,8 +105,7 @@ class ReferenceRuntime:
             tools=ToolBox({t["name"]: _tool(session, t) for t in opened["tools"]}),
             sleep=_retry_at_once,
         )
-        bus = EventBus(strict=True)
-        bus.subscribe(_reporter(session))
+        bus = EventBus(observers=(_reporter(session),), strict=True)
         spec = SessionSpec(
             config,
             bus,

@@ -18,6 +18,7 @@ from harness.agent import (
     echo_tool,
     open_agent,
 )
+from harness.agent.cache_loss import MEASURE_CACHE_LOSS, BookkeepingFactory
 from harness.agent.config import Sleep
 from harness.agent.dispatch import ToolMode
 from harness.events import Event, EventBus, event_kind
@@ -97,6 +98,7 @@ def build_rig(
     system_prompt: str | None = "sys",
     sleep: Sleep = _no_sleep,
     provider_truncation: bool = False,
+    cache_loss: BookkeepingFactory = MEASURE_CACHE_LOSS,
 ) -> Rig:
     """One ``openai.main`` fake (plus ``extra`` refs: (ref, model, fake window, configured
     window)), a strict bus with a recorder, and an Agent."""
@@ -138,5 +140,6 @@ def build_rig(
         sleep=sleep,
         provider_truncation=provider_truncation,
     )
-    agent = open_agent(SessionSpec(config, bus, "s", system_prompt=system_prompt))
+    spec = SessionSpec(config, bus, "s", system_prompt=system_prompt, cache_loss=cache_loss)
+    agent = open_agent(spec)
     return Rig(agent, fake, recorder, http, extra_fakes, sent)

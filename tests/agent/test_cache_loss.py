@@ -10,11 +10,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import fakes
-from harness.agent.cache_loss import Sent, SentRequests
+from harness.agent import DriverKind, SessionSpec, open_session
+from harness.agent.cache_loss import (
+    MEASURE_CACHE_LOSS,
+    BookkeepingFactory,
+    CacheLossBookkeeping,
+    NoCacheLossBookkeeping,
+    Sent,
+    SentRequests,
+)
 from harness.events import HistoryTrimmed, TrimTrigger
 from harness.runtime import (
     BREADCRUMB,
@@ -198,7 +207,9 @@ def test_between_turns_the_last_request_is_kept_as_keys_not_rows() -> None:
     )
     asyncio.run(rig.agent.turn("hello"))
     [(route, request)] = rig.sent.requests
-    kept = rig.agent.announcer.sent._sent[route]  # white box: what it holds
+    bookkeeping = rig.agent.announcer.sent
+    assert isinstance(bookkeeping, SentRequests)  # the default: a session measures
+    kept = bookkeeping._sent[route]  # white box: what it holds
     assert kept._rows is None
     assert kept.keys == Sent.of(request.messages).keys
 
@@ -223,3 +234,48 @@ def test_each_trim_reports_what_it_cost_the_previous_request() -> None:
         (TrimTrigger.REPORTED_USAGE, 37 - kept),
     ]
     assert rig.sent_rows(3)[:3] == [("system", "sys"), ("user", BREADCRUMB), ("user", "b")]
+
+
+def _trims_over_three_turns(cache_loss: BookkeepingFactory) -> list[tuple[TrimTrigger, int | None]]:
+    """The trims of ``test_each_trim_reports_what_it_cost_the_previous_request``'s run."""
+    rig = build_rig(
+        profile=RuntimeProfile(max_context_tokens=20),
+        tools=False,
+        script=fakes.FakeScript(default=fakes.say("ok")),
+        cache_loss=cache_loss,
+    )
+    for text in ("a" * 40, "b", "c"):
+        asyncio.run(rig.agent.turn(text))
+    trims = [e for e in rig.recorder.events if isinstance(e, HistoryTrimmed)]
+    return [(t.trigger, t.cache_loss_tokens) for t in trims]
+
+
+def test_a_session_without_cache_loss_bookkeeping_trims_alike_and_measures_no_loss() -> None:
+    """``NoCacheLossBookkeeping`` (``bench load``'s caching-off run): the same trims, none
+    carrying a cache loss, where the default bookkeeping measures one."""
+    measured = _trims_over_three_turns(MEASURE_CACHE_LOSS)
+    unmeasured = _trims_over_three_turns(NoCacheLossBookkeeping)
+    assert any(loss for _, loss in measured)
+    assert unmeasured == [(trigger, None) for trigger, _ in measured]
+
+
+@pytest.mark.parametrize("driver", list(DriverKind))
+def test_every_driver_keeps_its_cache_loss_with_the_bookkeeping_its_session_was_given(
+    driver: DriverKind,
+) -> None:
+    rig = build_rig(
+        profile=RuntimeProfile(max_context_tokens=100_000),
+        script=fakes.FakeScript(default=fakes.say("ok")),
+    )
+    made: list[CacheLossBookkeeping] = []
+
+    def bookkeeping() -> CacheLossBookkeeping:
+        made.append(NoCacheLossBookkeeping())
+        return made[-1]
+
+    spec = SessionSpec(
+        rig.agent.config, rig.agent.announcer.bus, "other", driver=driver, cache_loss=bookkeeping
+    )
+    session = open_session(spec)
+    asyncio.run(session.send("hello"))
+    assert made

@@ -4,12 +4,15 @@ left. (Held equal to the agent's own series end to end in ``test_call_series``.)
 
 from __future__ import annotations
 
+import asyncio
 import json
 
+import httpx
 import pytest
 
-from harness.agent.loop import _outcome_of
-from harness.events import CallOutcome, EventSource
+from harness.agent import LoopConfig, Route, RouteTable, SessionSpec, open_agent
+from harness.events import CallOutcome, Event, EventBus, EventSource, ProviderCallFinished
+from harness.providers import ProviderReply, ProviderRequest
 from harness.providers.overflow.errors import (
     ContextWindowExceeded,
     ProviderError,
@@ -19,23 +22,84 @@ from harness.providers.overflow.errors import (
     ProviderTimeout,
     RateLimited,
 )
+from harness.providers.overflow.failures import transport_error
 from harness.proxy import Traffic
 from harness.proxy.calls import NO_ANSWER, call_events, outcome_of
+from harness.runtime import HarnessError, ProviderProfile, RuntimeProfile
 from harness.wire import DecodedAnswer, ObservedCall, WireExchange, decode_answer
 
+REFUSED = transport_error("p", httpx.ConnectError("connection refused"))
+"""A server error to retries, counted as a refused connection (``connect_error``)."""
 ERRORS: list[ProviderError] = [
+    ProviderError("p", 418, ""),
     ContextWindowExceeded("p", 400, "", error_type="x"),
     RateLimited("p", 429, "", retry_after_s=None),
     ProviderServerError("p", 500, ""),
+    REFUSED,
     ProviderTimeout("p", None, ""),
     ProviderProtocolError("p", None, ""),
     ProviderRequestRejected("p", 400, ""),
 ]
 
 
-@pytest.mark.parametrize("error", ERRORS, ids=lambda e: type(e).__name__)
+def _every_subclass(cls: type[ProviderError]) -> set[type[ProviderError]]:
+    return {cls}.union(*(_every_subclass(sub) for sub in cls.__subclasses__()))
+
+
+def test_the_named_errors_are_one_of_every_provider_error_class() -> None:
+    assert {type(error) for error in ERRORS} == _every_subclass(ProviderError)
+
+
+class _Failing:
+    """A client whose every attempt fails with ``error``: the loop's side of the naming."""
+
+    provider_kind = "openai"
+
+    def __init__(self, error: ProviderError) -> None:
+        self.error = error
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        raise self.error
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def on_event(self, event: Event) -> None:
+        self.events.append(event)
+
+
+async def _at_once(_: float) -> None:
+    return None
+
+
+def _loop_outcome(error: ProviderError) -> CallOutcome:
+    """How the agent's loop names its first attempt failing with ``error``."""
+    config = LoopConfig(
+        profile=RuntimeProfile(max_context_tokens=100_000),
+        routes=RouteTable(
+            {"openai": {"main": ProviderProfile("m", 100_000)}}, Route("openai.main")
+        ),
+        clients={"openai.main": _Failing(error)},
+        sleep=_at_once,
+    )
+    recorder = _Recorder()
+    agent = open_agent(SessionSpec(config, EventBus(observers=(recorder,), strict=True), "s"))
+    with pytest.raises(HarnessError):
+        asyncio.run(agent.turn("hello"))
+    first = next(e for e in recorder.events if isinstance(e, ProviderCallFinished))
+    return first.outcome
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=lambda e: f"{type(e).__name__}-{e.counted_as}")
 def test_a_failed_attempt_is_named_as_the_agents_loop_names_it(error: ProviderError) -> None:
-    assert outcome_of(error) == _outcome_of(error)
+    assert outcome_of(error) == _loop_outcome(error)
+
+
+def test_a_refused_connection_is_counted_as_such_by_the_proxy_and_the_loop() -> None:
+    """The drift this fixes: the loop said ``connect_error``, the proxy ``server_error``."""
+    assert outcome_of(REFUSED) == _loop_outcome(REFUSED) == CallOutcome.CONNECT_ERROR
 
 
 ANTHROPIC_ANSWER = {

@@ -4,7 +4,9 @@ Every error names the provider, the HTTP status and the body, so a user can see 
 what the endpoint answered, and every error carries what each overflow classifier said of
 it (``verdicts``), decided once when it is built; the agent reads the verdict of the
 classifier it was configured with (``harness.agent.overflow_decision``) and never
-re-reads the error's text.
+re-reads the error's text. Every error class also declares the call outcome a failed
+attempt with it is counted as (``counted_as``), read by the agent's loop and the proxy
+alike, so the two cannot name a failure differently.
 """
 
 from __future__ import annotations
@@ -53,6 +55,14 @@ class OverflowVerdicts:
 class ProviderError(HarnessError):
     """The provider answered, or failed to answer, in a way that is not a reply."""
 
+    counted_as: str = "rejected"
+    """The outcome a failed attempt with this error is counted as: the value of a
+    ``harness.events.CallOutcome`` (a string here, the providers sitting below the
+    events; ``tests/test_exception_tree.py`` holds every class's to a member). Each class
+    declares its own; an instance is counted otherwise only when built so
+    (``counted_as=``: a refused connection is a server error to retries, but an outcome
+    of its own)."""
+
     def __init__(
         self,
         provider: str,
@@ -61,7 +71,10 @@ class ProviderError(HarnessError):
         *,
         error_type: str = "_OTHER",
         extended_verdict: bool = False,
+        counted_as: str | None = None,
     ) -> None:
+        if counted_as is not None:
+            self.counted_as = counted_as
         self.provider = provider
         self.status = status
         self.body = body
@@ -87,11 +100,15 @@ class ContextWindowExceeded(ProviderError):
     """The provider said the request does not fit its context window: the ``extended``
     classifier's verdict, which decides this class (the reference's may differ)."""
 
+    counted_as = "overflow"
+
     def __init__(self, provider: str, status: int | None, body: str, *, error_type: str) -> None:
         super().__init__(provider, status, body, error_type=error_type, extended_verdict=True)
 
 
 class RateLimited(ProviderError):
+    counted_as = "rate_limited"
+
     def __init__(
         self, provider: str, status: int | None, body: str, *, retry_after_s: float | None
     ) -> None:
@@ -100,16 +117,20 @@ class RateLimited(ProviderError):
 
 
 class ProviderServerError(ProviderError):
-    pass
+    counted_as = "server_error"
 
 
 class ProviderTimeout(ProviderError):
-    pass
+    counted_as = "timeout"
 
 
 class ProviderProtocolError(ProviderError):
     """The answer could not be understood (malformed JSON, a dropped stream...)."""
 
+    counted_as = "protocol_error"
+
 
 class ProviderRequestRejected(ProviderError):
     """A 4xx that is neither an overflow nor a rate limit (bad request, auth, tool pairing)."""
+
+    counted_as = "rejected"

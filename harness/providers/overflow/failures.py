@@ -179,8 +179,11 @@ def transport_error(provider: str, exc: httpx.TransportError) -> ProviderError:
     if isinstance(exc, httpx.TimeoutException):
         return ProviderTimeout(provider, None, detail, error_type=TIMEOUT_ERROR_TYPE)
     if isinstance(exc, httpx.ConnectError):
-        # Nothing was sent: the server is unreachable, which retries treat like a 5xx.
-        return ProviderServerError(provider, None, detail, error_type=CONNECT_ERROR_TYPE)
+        # Nothing was sent: the server is unreachable, which retries treat like a 5xx,
+        # but it is counted as an outcome of its own (``CallOutcome.CONNECT_ERROR``).
+        return ProviderServerError(
+            provider, None, detail, error_type=CONNECT_ERROR_TYPE, counted_as="connect_error"
+        )
     return ProviderProtocolError(provider, None, detail, error_type=_snake(type(exc).__name__))
 
 
