@@ -66,7 +66,7 @@ class Runtime:
         if stamp.is_file() and self.python.is_file():
             if stamp.read_text(encoding="utf-8").split() == pins_of(self.name):
                 return self.python
-            message = f"{self.name}'s venv has other pins than {INSTALL_HINT}: run it again"
+            message = f"{self.name}'s venv has other pins than the install script's: {INSTALL_HINT}"
         else:
             message = f"{self.name} is not installed in .tools/field-{self.name}: {INSTALL_HINT}"
         if os.environ.get("CI") == "true":
