@@ -1,4 +1,5 @@
-"""LangChain as a protocol runtime: ``ChatOpenAI`` with ``trim_messages(strategy="last")``.
+"""LangChain as a protocol runtime: ``ChatOpenAI`` with ``trim_messages(strategy="last")``,
+or a ``create_agent`` agent with ``SummarizationMiddleware``.
 
 Run with the LangChain venv's python (``.tools/field-langchain``)::
 
@@ -12,6 +13,17 @@ The budget is the ``budget_tokens`` trimscope gives or, without one, the window 
 ``--budget-ratio``. Configurations (``--config``): ``last`` (no ``start_on``) and
 ``last-start-on-human`` (``start_on="human"``). Only the ``openai_chat`` wire.
 
+``summarization`` is LangChain's own summarising agent (``langchain`` 1.5.2,
+``langchain/agents/middleware/summarization.py``): ``create_agent(model, tools,
+system_prompt=..., middleware=[SummarizationMiddleware(model, trigger=("tokens",
+budget))])`` with the middleware's default ``keep=("messages", 20)`` and its default
+approximate token counter, the shape of its docstring's examples. Before a model call over
+``budget`` tokens it asks the same model for a summary of all but the newest 20 messages
+(never splitting an AI message from its tool results) and replaces them with it, in the
+agent's state, which the session passes back as the next turn's ``messages``; the
+summary request is a request of the session like any other. It needs the ``langchain``
+package (imported only for this configuration).
+
 The protocol helper is ``harness/sut/adapter.py`` (stdlib only): the repository's root
 is appended to ``sys.path`` so this venv imports it without the rest of trimscope.
 """
@@ -22,7 +34,7 @@ import argparse
 import sys
 from importlib.metadata import version
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the venv's packages
 
@@ -41,6 +53,8 @@ from langchain_openai import ChatOpenAI
 from harness.sut.adapter import Adapter, Callbacks, Session, TurnFailed, Unsupported
 
 START_ON: Final[dict[str, str | None]] = {"last": None, "last-start-on-human": "human"}
+SUMMARIZATION: Final = "summarization"
+CONFIGS: Final = sorted([*START_ON, SUMMARIZATION])
 MAX_TOOL_ROUNDS: Final = 50
 HTTP_TIMEOUT_S: Final = 60.0
 
@@ -107,16 +121,80 @@ class LangChainRuntime:
         raise TurnFailed("internal", f"no answer after {MAX_TOOL_ROUNDS} tool rounds")
 
 
+class SummarizingRuntime:
+    """``create_agent`` with ``SummarizationMiddleware`` (the module docstring)."""
+
+    def __init__(self, budget_ratio: float) -> None:
+        self.budget_ratio = budget_ratio
+
+    async def on_open(self, session: Session) -> None:
+        from langchain.agents import create_agent  # noqa: PLC0415
+        from langchain.agents.middleware import SummarizationMiddleware  # noqa: PLC0415
+        from langchain_core.tools import StructuredTool  # noqa: PLC0415
+
+        opened = session.open
+        provider = opened["provider"]
+        if provider["wire"] != "openai_chat":
+            raise Unsupported(f"this adapter speaks openai_chat, not {provider['wire']}")
+        model = ChatOpenAI(
+            base_url=provider["base_url"],
+            api_key=provider["api_key"],
+            model=provider["model"],
+            max_retries=0,
+            timeout=HTTP_TIMEOUT_S,
+        )
+
+        def tool(offer: dict[str, Any]) -> StructuredTool:
+            async def run(**arguments: Any) -> str:
+                return await session.call_tool(offer["name"], arguments)
+
+            return StructuredTool.from_function(
+                coroutine=run, name=offer["name"], description=offer["description"],
+                args_schema=offer["parameters"],
+            )  # fmt: skip
+
+        budget = opened["budget_tokens"]
+        if budget is None:
+            budget = int(opened["context_window"] * self.budget_ratio)
+        agent = create_agent(
+            model,
+            [tool(offer) for offer in opened["tools"]],
+            system_prompt=opened["system"],
+            middleware=[SummarizationMiddleware(model, trigger=("tokens", budget))],
+        )
+        session.state = (agent, [])
+
+    async def on_user(self, session: Session, text: str) -> str:
+        agent, history = session.state
+        try:
+            state = await agent.ainvoke({"messages": [*history, HumanMessage(text)]})
+        except ContextOverflowError as error:
+            raise TurnFailed("overflow", str(error)) from error
+        except openai.APIError as error:
+            raise TurnFailed("provider", str(error)) from error
+        history[:] = state["messages"]
+        reply = history[-1]
+        if not isinstance(reply, AIMessage):
+            raise TurnFailed("internal", f"the agent ended on a {type(reply).__name__}")
+        return str(reply.text)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else "")
-    parser.add_argument("--config", choices=sorted(START_ON), default="last")
+    parser.add_argument("--config", choices=CONFIGS, default="last")
     parser.add_argument("--budget-ratio", type=float, default=1.0)
     args = parser.parse_args(argv)
-    runtime = LangChainRuntime(START_ON[args.config], args.budget_ratio)
-    name = f"langchain trim_messages ({args.config})"
     own = f"langchain-core {version('langchain-core')}, langchain-openai " + version(
         "langchain-openai"
     )
+    runtime: LangChainRuntime | SummarizingRuntime
+    if args.config == SUMMARIZATION:
+        runtime = SummarizingRuntime(args.budget_ratio)
+        name = "langchain SummarizationMiddleware (summarization)"
+        own = f"langchain {version('langchain')}, {own}"
+    else:
+        runtime = LangChainRuntime(START_ON[args.config], args.budget_ratio)
+        name = f"langchain trim_messages ({args.config})"
     callbacks = Callbacks(runtime.on_open, runtime.on_user)
     Adapter(name, own, ["openai_chat"], ["tools", "system", "budget"], callbacks).main()
 

@@ -32,8 +32,9 @@ install() {
 }
 
 # openai 2.54: with openai 3.x langchain-openai no longer recognises an overflow (the
-# message alone in str(error)); the pins are the set tried against the fakes.
-install langchain langchain-core==1.8.3 langchain-openai==1.8.1 openai==2.54.0
+# message alone in str(error)); the pins are the set tried against the fakes. `langchain`
+# itself (its agents and SummarizationMiddleware) for the adapter's summarization config.
+install langchain langchain==1.5.2 langchain-core==1.8.3 langchain-openai==1.8.1 openai==2.54.0
 install litellm litellm==1.110.2
 # pydantic-ai: the slim package with its OpenAI extra only (the adapter speaks the OpenAI
 # wires); the OpenAI Agents SDK; Google ADK (Gemini through google-genai). Measured here,

@@ -133,6 +133,9 @@ RULES: dict[str, set[str]] = {
         "harness.scenarios",
         "harness.telemetry",
         "harness.sut",
+        # load --sut prices its runtimes' usage as load prices the agent's
+        "harness.pricing",
+        "harness.sketch",
         "fakes",
         "httpx",
         "pydantic",

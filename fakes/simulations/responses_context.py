@@ -177,15 +177,34 @@ def truncate(body: dict[str, Any], count: Counter, window: int) -> Outcome:
     return Outcome(edited, Truncated(dropped, before, count(edited)))
 
 
+def _with_calls(items: list[Any], start: int) -> int:
+    """``start`` moved back to the call of any output kept from it on (again for the
+    outputs that brings in: parallel calls), so a summary never takes a call whose output
+    stays (the API's own pairing would refuse what is left)."""
+
+    def call_id(item: Any, kind: str) -> Any:
+        return item.get("call_id") if isinstance(item, dict) and item.get("type") == kind else None
+
+    while True:
+        kept = {call_id(i, "function_call_output") for i in items[start:]} - {None}
+        calls = [
+            n for n, item in enumerate(items[:start]) if call_id(item, "function_call") in kept
+        ]
+        if not calls:
+            return start
+        start = calls[0]
+
+
 def compact(body: dict[str, Any], count: Counter, threshold: int) -> Outcome:
     """Items before the newest user message are summarised when the input is over
-    ``threshold``."""
+    ``threshold`` (with no user message, all but the newest item); a call whose output is
+    kept is kept with it."""
     before = count(body)
     items = _items(body)
     if before <= threshold or items is None:
         return Outcome(body)
     users = [n for n, i in enumerate(items) if isinstance(i, dict) and i.get("role") == "user"]
-    last = users[-1] if users else len(items) - 1
+    last = _with_calls(items, users[-1] if users else len(items) - 1)
     if last == 0:
         return Outcome(body)
     summary = COMPACTION_SUMMARY.format(items=last)

@@ -21,6 +21,7 @@ from typing import Any, Final
 import typer
 from rich.console import Console
 
+from harness.atomic import write_text_atomic
 from harness.cli.sut_check import sut_argv
 from harness.exit_codes import ExitCode
 from harness.interrupt import (
@@ -29,13 +30,17 @@ from harness.interrupt import (
     ignore_signals_once_written,
     stop_on_signals,
 )
+from harness.pricing.reading import read_pricing
 from harness.progress import tracker
+from harness.report.sweep_page import render_sweep_page
 from harness.scenarios.loader import LoadedScenario, ScenarioError, load_all
-from harness.sut.load import (
-    FAILED,
-    MAX_RUNTIMES,
-    SutLoadPlan,
-    run_sut_load,
+from harness.sut.load import FAILED, MAX_RUNTIMES, SutLoadPlan, SutLoadSummary, run_sut_load
+from harness.sut.load_report import (
+    KEY,
+    currency,
+    figures,
+    measures,
+    runtime_rows,
     summary_table,
     write_summary_json,
 )
@@ -46,6 +51,7 @@ from harness.sut.suite import SutOutcome
 PIPED_WIDTH: Final = 180
 ALLOWED_WITH_SUT: Final = frozenset(
     {"sut", "scenario", "sessions", "concurrency", "duration", "json_path", "quiet"}
+    | {"prices_path", "price_as", "html_path"}
 )
 """``trimscope load``'s parameters a ``--sut`` run uses; any other given is refused."""
 
@@ -84,6 +90,20 @@ def _portable_scenario(scenario: Path | None, err: Console) -> LoadedScenario:
     return loaded[0]
 
 
+def _write_outputs(summary: SutLoadSummary, json_path: Path | None, html: Path | None) -> None:
+    """``--json``, then ``--html``: the side-by-side page (``harness.report.sweep_page``
+    with ``load --sut``'s rows and measures)."""
+    if json_path is not None:
+        write_summary_json(summary, json_path)
+    if html is not None:
+        title = f"trimscope load --sut ({summary.scenario}, {summary.sessions} sessions)"
+        if summary.interrupted_by is not None:
+            title += f" interrupted by {summary.interrupted_by}"
+        page = render_sweep_page(KEY, summary.scenario, runtime_rows(summary), currency(summary),
+                                 measures=measures(summary), title=title)  # fmt: skip
+        write_text_atomic(html, page)
+
+
 def load_sut(given: Mapping[str, Any], command: Callable[..., None]) -> int:
     """``command``'s run with ``given`` parameters (``--sut`` among them): check
     everything, run, write ``--json`` (marked when interrupted), print the table; the
@@ -104,7 +124,12 @@ def load_sut(given: Mapping[str, Any], command: Callable[..., None]) -> int:
         raise _invalid(err, f"--concurrency: with --sut at most {MAX_WORKERS} processes, {found}")
     resolved = [(command, sut_argv(command, err)) for command in commands]
     item = _portable_scenario(scenario, err)
-    plan = SutLoadPlan(resolved, item, sessions, concurrency, given["duration"])
+    try:
+        prices = read_pricing(given["prices_path"], given["price_as"])
+    except ValueError as error:
+        raise _invalid(err, str(error)) from error
+    plan = SutLoadPlan(resolved, item, sessions, concurrency, given["duration"],
+                       prices=prices, price_as=given["price_as"])  # fmt: skip
     shown = tracker("sessions", sessions * len(resolved), quiet=given["quiet"])
 
     def progress(outcome: SutOutcome) -> None:
@@ -115,11 +140,14 @@ def load_sut(given: Mapping[str, Any], command: Callable[..., None]) -> int:
     stop = StopRequest()
     with stop_on_signals(stop), shown:
         summary = run_sut_load(plan, stop, progress)
-    if json_path is not None:
-        write_summary_json(summary, json_path)
+    _write_outputs(summary, json_path, given["html_path"])
     ignore_signals_once_written()
     console = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
     console.print(summary_table(summary))
+    for r in summary.runtimes:
+        note = figures(r, summary).note
+        if note is not None:
+            console.print(f"note: {r.command}: {note}", markup=False, highlight=False)
     if summary.interrupted_by is not None:
         err.print(f"interrupted by {summary.interrupted_by}: what finished is summarised")
         return SIGNAL_EXIT_BASE + signal.Signals[summary.interrupted_by]

@@ -39,6 +39,8 @@ def _cell(value: object) -> str:
     number = _number(value)
     if number is None:
         return "-"
+    if isinstance(value, int):  # a count (sessions breaking an invariant), not a mean
+        return f"{value:,}"
     return f"{number:,.6f}".rstrip("0").rstrip(".") if number < 1 else f"{number:,.2f}"
 
 
@@ -115,7 +117,13 @@ def _count(value: object) -> str:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
 
 
-def _table(key: str, labels: Sequence[str], rows: Sequence[Row], currency: str | None) -> str:
+def _table(
+    key: str,
+    labels: Sequence[str],
+    rows: Sequence[Row],
+    currency: str | None,
+    measures: Sequence[tuple[str, str]],
+) -> str:
     lines = [_head(key, labels, rows), *_turn_lines(rows)]
     triggers = rows[0].get("trims_per_session", {}) if rows else {}
     for trigger in triggers if isinstance(triggers, Mapping) else {}:
@@ -123,7 +131,7 @@ def _table(key: str, labels: Sequence[str], rows: Sequence[Row], currency: str |
         counts = [t.get(trigger) if isinstance(t, Mapping) else None for t in trims]
         trim_cells = "".join(el("td", esc(_cell(count))) for count in counts)
         lines.append(el("tr", el("th", esc(f"{trigger} trims/session")) + trim_cells))
-    for field, what in MEASURES:
+    for field, what in measures:
         shown = f"{what} ({currency})" if field == "cost_per_session" and currency else what
         cells = "".join(el("td", esc(_cell(row.get(field)))) for row in rows)
         lines.append(el("tr", el("th", esc(shown)) + cells))
@@ -142,11 +150,19 @@ FAILED_NOTE = (
 
 
 def render_sweep_page(
-    key: str, template: str, rows: Sequence[Row], currency: str | None = None
+    key: str,
+    template: str,
+    rows: Sequence[Row],
+    currency: str | None = None,
+    *,
+    measures: Sequence[tuple[str, str]] = MEASURES,
+    title: str | None = None,
 ) -> str:
+    """The page; ``measures`` (field, label) are the table's rows after the turns and
+    trims, ``title`` the page's (``load --sut`` gives its own: a column per runtime)."""
     rows = sorted(rows, key=lambda row: _number(row.get("value")) or 0.0)
     labels = [_label(row) for row in rows]
-    title = f"trimscope load --sweep {key} ({template})"
+    title = title or f"trimscope load --sweep {key} ({template})"
     cost = "cost per session" + (f" ({currency})" if currency else " (needs --prices)")
     head = "".join(
         [
@@ -162,7 +178,7 @@ def render_sweep_page(
     body = "".join(
         [
             el("h1", esc(title)),
-            _table(key, labels, rows, currency),
+            _table(key, labels, rows, currency, measures),
             el("p", esc(FAILED_NOTE)) if any(_failed_count(r) for r in rows) else "",
             plot(f"{cost} against {key}", labels, costs),
             plot(f"cache hit ratio against {key}", labels, hits),

@@ -34,6 +34,8 @@ from typing import IO, Any, Final
 
 PROTOCOL_VERSION: Final = 1
 MAX_LINE_BYTES: Final = 1_048_576
+MAX_HELD_BYTES: Final = 65_536
+"""Event lines held for the next message are written at once beyond this many bytes."""
 
 
 class Unsupported(Exception):
@@ -69,8 +71,10 @@ class Session:
         return await result
 
     def event(self, kind: str, **fields: Any) -> None:
-        """Self-report a ``trim``, ``compaction`` or ``recovery`` with its own fields."""
-        self.adapter.write({**fields, "op": "event", "session": self.id, "kind": kind})
+        """Self-report a ``trim``, ``compaction`` or ``recovery`` with its own fields. The
+        line goes out with the next message (the turn's tool call, answer or error): one
+        write for both, not a wake-up of trimscope per event (``Adapter.hold``)."""
+        self.adapter.hold({**fields, "op": "event", "session": self.id, "kind": kind})
 
 
 async def _nothing(session: Session) -> None:
@@ -95,11 +99,31 @@ class Adapter:
         self._pending: dict[tuple[str, str], asyncio.Future[str]] = {}
         self._turns: set[asyncio.Task[None]] = set()
         self._out: IO[bytes] = sys.stdout.buffer
+        self._held: list[bytes] = []
+        self._held_bytes = 0
+
+    @staticmethod
+    def _line(message: dict[str, Any]) -> bytes:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        return line.encode("utf-8") + b"\n"
 
     def write(self, message: dict[str, Any]) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-        self._out.write(line.encode("utf-8") + b"\n")
+        """Write ``message`` now, after the lines held for it (one write for all)."""
+        held, self._held, self._held_bytes = self._held, [], 0
+        self._out.write(b"".join([*held, self._line(message)]))
         self._out.flush()
+
+    def hold(self, message: dict[str, Any]) -> None:
+        """Write ``message`` with the next one: an event precedes its turn's next message
+        anyway, and each write to the pipe wakes trimscope (on a busy machine a context
+        switch each way: ``bench/sut.py``). Beyond ``MAX_HELD_BYTES`` held, written now."""
+        line = self._line(message)
+        self._held.append(line)
+        self._held_bytes += len(line)
+        if self._held_bytes > MAX_HELD_BYTES:
+            held, self._held, self._held_bytes = self._held, [], 0
+            self._out.write(b"".join(held))
+            self._out.flush()
 
     def log(self, text: str) -> None:
         self.write({"op": "log", "text": text})
@@ -131,6 +155,9 @@ class Adapter:
         finally:
             for task in self._turns:
                 task.cancel()
+            if self._held:  # events of a turn that never ended: written, not lost
+                self._out.write(b"".join(self._held))
+                self._out.flush()
 
     async def _line_reader(self) -> Callable[[], Awaitable[bytes]]:
         """stdin's lines: from the pipe trimscope gives, or (a file, a terminal) through a

@@ -14,20 +14,17 @@ reference is not run: a load run counts, it does not compare.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Final
 
-from rich.table import Table
-
-from harness.atomic import write_text_atomic
 from harness.interrupt import StopRequest
+from harness.pricing.table import PriceTable
 from harness.scenarios.loader import LoadedScenario
-from harness.sut.judge import INVARIANTS
+from harness.sut.judge import Turn
+from harness.sut.load_spend import RuntimeSpend
 from harness.sut.settings import DEFAULT_OP_TIMEOUT_S, DEFAULT_SCENARIO_TIMEOUT_S
 from harness.sut.suite import JudgedSession, SutOutcome, SutSuite
 from harness.sut.worker import Worker
@@ -49,6 +46,9 @@ class SutLoadPlan:
     duration_s: float
     op_timeout_s: float = DEFAULT_OP_TIMEOUT_S
     scenario_timeout_s: float = DEFAULT_SCENARIO_TIMEOUT_S
+    prices: PriceTable | None = None
+    """``--prices``: each runtime's cost (``harness.sut.load_report``); ``None``: none."""
+    price_as: str | None = None
 
 
 @dataclass
@@ -67,6 +67,11 @@ class RuntimeLoad:
     trims: int = 0
     tokens_sent: int = 0
     """Input tokens of every request, as the fakes counted them."""
+    turns: Counter[str] = field(default_factory=Counter)
+    """Turns of the judged sessions by how they ended: ``ok`` (an answer), else the
+    ``error`` kind (``overflow``, ``provider``, ``internal``) or ``no end``."""
+    spend: RuntimeSpend = field(default_factory=RuntimeSpend)
+    """Usage, cache loss and compactions off the wire (``harness.sut.load_spend``)."""
     wall_s: float = 0.0
     stopped_by: str | None = None
 
@@ -78,8 +83,19 @@ class RuntimeLoad:
         self.overflows += outcome.overflows
         self.trims += outcome.trims
 
-    def count_tokens(self, session: JudgedSession) -> None:
+    def observe(self, session: JudgedSession) -> None:
+        """A judged session's tokens, turns, usage and compactions (``SutSuite``'s observer)."""
         self.tokens_sent += sum(e.tokens.total for e in session.exchanges if e.tokens)
+        self.turns.update(_ending(turn) for turn in session.driven.turns)
+        self.spend.add(session.exchanges, session.wire_findings, session.driven)
+
+
+def _ending(turn: Turn) -> str:
+    if turn.ended == "answer":
+        return "ok"
+    if turn.ended == "error":
+        return turn.error_kind or "error"
+    return "no end"
 
 
 @dataclass
@@ -89,6 +105,8 @@ class SutLoadSummary:
     concurrency: int
     runtimes: list[RuntimeLoad]
     interrupted_by: str | None = None
+    prices: PriceTable | None = None
+    price_as: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -101,7 +119,9 @@ Progress = Callable[[SutOutcome], None]
 
 def run_sut_load(plan: SutLoadPlan, stop: StopRequest, progress: Progress) -> SutLoadSummary:
     """Every runtime in turn (those after a stop are left out), in the caller's thread."""
-    summary = SutLoadSummary(plan.item.scenario.id, plan.sessions, plan.concurrency, [])
+    summary = SutLoadSummary(
+        plan.item.scenario.id, plan.sessions, plan.concurrency, [], None, plan.prices, plan.price_as
+    )
     for command, argv in plan.commands:
         if stop.requested:
             break
@@ -120,7 +140,7 @@ async def _one_runtime(
         op_timeout_s=plan.op_timeout_s,
         scenario_timeout_s=plan.scenario_timeout_s,
         workers=plan.concurrency,
-        observers=(row.count_tokens,),
+        observers=(row.observe,),
         references=None,
     )
     loop = asyncio.get_running_loop()
@@ -156,55 +176,3 @@ async def _one_runtime(
         row.wall_s = time.perf_counter() - started
         if suite.hello is not None:
             row.name, row.version = suite.hello.name, suite.hello.version
-
-
-def summary_json(summary: SutLoadSummary) -> dict[str, object]:
-    return {
-        "scenario": summary.scenario,
-        "sessions": summary.sessions,
-        "concurrency": summary.concurrency,
-        "interrupted": summary.interrupted_by,
-        "runtimes": [
-            {
-                "command": r.command,
-                "sut": {"name": r.name, "version": r.version},
-                "finished": r.finished,
-                "stopped_by": r.stopped_by,
-                "verdicts": dict(sorted(r.verdicts.items())),
-                "violations": {name: r.violations[name] for name in INVARIANTS},
-                "requests": r.requests,
-                "overflows": r.overflows,
-                "trims": r.trims,
-                "tokens_sent": r.tokens_sent,
-                "wall_s": round(r.wall_s, 3),
-            }
-            for r in summary.runtimes
-        ],
-    }
-
-
-def write_summary_json(summary: SutLoadSummary, path: Path) -> None:
-    write_text_atomic(path, json.dumps(summary_json(summary), indent=2) + "\n")
-
-
-def summary_table(summary: SutLoadSummary) -> Table:
-    """One row per runtime; an invariant's cell counts the sessions that broke it."""
-    title = f"load --sut: {summary.scenario}, {summary.sessions} sessions"
-    title += f", {summary.concurrency} at once"
-    if summary.interrupted_by is not None:
-        title += f" (interrupted by {summary.interrupted_by})"
-    broken = [n for n in INVARIANTS if any(r.violations[n] for r in summary.runtimes)]
-    table = Table(title=title, caption="invariant columns: sessions that broke it")
-    for column in ("runtime", "finished", "verdicts", "requests", "overflows", "trims",
-                   "tokens sent", "sessions/s", *broken):  # fmt: skip
-        table.add_column(column, justify="left" if column in ("runtime", "verdicts") else "right")
-    for r in summary.runtimes:
-        name = r.command if r.name is None else f"{r.name} {r.version}"
-        finished = f"{r.finished}" + (f" (stopped: {r.stopped_by})" if r.stopped_by else "")
-        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(r.verdicts.items())) or "none"
-        rate = r.finished / r.wall_s if r.wall_s > 0 else 0.0
-        table.add_row(
-            name, finished, verdicts, f"{r.requests:,}", f"{r.overflows:,}", f"{r.trims:,}",
-            f"{r.tokens_sent:,}", f"{rate:.1f}", *(f"{r.violations[n]:,}" for n in broken),
-        )  # fmt: skip
-    return table

@@ -50,9 +50,13 @@ def default_entries(root: Path) -> list[Entry]:
     """The reference, then each field runtime in each of its adapter's configurations."""
     entries = [Entry("trimscope-reference", "default", ["trimscope", "sut", "reference"])]
     field_runtimes = (
-        ("langchain", "langchain_trim.py", ("last", "last-start-on-human")),
+        ("langchain", "langchain_trim.py", ("last", "last-start-on-human", "summarization")),
         ("litellm", "litellm_trim.py", ("default",)),
-        ("pydantic-ai", "pydantic_ai_history.py", ("keep-recent", "last-message")),
+        (
+            "pydantic-ai",
+            "pydantic_ai_history.py",
+            ("keep-recent", "last-message", "openai-compaction", "openai-server-compaction"),
+        ),
         ("openai-agents", "openai_agents_session.py", ("session-limit", "responses-compaction")),
         ("google-adk", "adk_compaction.py", ("sliding-window", "token-threshold")),
     )

@@ -43,6 +43,7 @@ from harness.sut.settings import (
     DEFAULT_WORKERS,
 )
 from harness.sut.worker import Worker
+from harness.wire.model import Finding
 
 Verdict: TypeAlias = Literal["PASS", "FAIL", "SKIP", "TIMEOUT", "CRASH", "PROTOCOL"]
 
@@ -74,6 +75,8 @@ class JudgedSession:
     driven: Driven
     exchanges: tuple[Exchange, ...]
     outcome: SutOutcome
+    wire_findings: tuple[Finding, ...] = ()
+    """What the wire observer inferred from ``exchanges`` (the verdict's own reading)."""
 
 
 SessionObserver: TypeAlias = Callable[[JudgedSession], None]
@@ -151,10 +154,13 @@ class SutSuite:
         expected = [] if self.references is None else await _settled(self.references.expected(item))
         exchanges = tuple(fake.log.calls())
         reports_events = worker.hello is not None and "events" in worker.hello.features
-        outcome = judge(item, opening, driven, exchanges, expected, reports_events=reports_events)
+        seen = tuple(findings(wire_of(scenario), scenario.id, exchanges))
+        outcome = judge(
+            item, opening, driven, exchanges, expected, seen=seen, reports_events=reports_events
+        )
         outcome = replace(outcome, duration_s=time.perf_counter() - started)
         for observer in self.observers:
-            observer(JudgedSession(item, opening, driven, exchanges, outcome))
+            observer(JudgedSession(item, opening, driven, exchanges, outcome, seen))
         return outcome
 
 
@@ -165,9 +171,10 @@ def judge(
     exchanges: Sequence[Exchange],
     expected: Sequence[tuple[Row, ...]],
     *,
+    seen: Sequence[Finding],
     reports_events: bool,
 ) -> SutOutcome:
-    """The verdict from the fake's log and the wire's findings (pure)."""
+    """The verdict from the fake's log and the wire's findings of it (pure)."""
     scenario = item.scenario
     calls = tuple(
         Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status,
@@ -176,7 +183,6 @@ def judge(
     )  # fmt: skip
     log = SessionLog(scenario.system_prompt, opening.context_window, tuple(driven.turns), calls)
     trims = sum(event.kind == "trim" for event in driven.events)
-    seen = findings(wire_of(scenario), scenario.id, exchanges)
     violations = judge_session(log) + judge_findings(seen, trims, reports_events=reports_events)
     return SutOutcome(
         item.path,

@@ -214,3 +214,22 @@ def test_the_compact_endpoint_validates_like_responses() -> None:
     status, body = compact_endpoint(fake(), {"model": "fake-model"})
     assert status == 400
     assert "input" in json.dumps(body)
+
+
+def test_compaction_without_a_newer_user_message_keeps_a_call_with_its_output() -> None:
+    """pydantic-ai 2.78.0's ``OpenAICompaction`` sends, after a compaction, the item and
+    the tool round after it: ``[compaction, function_call, function_call_output]``. Over
+    the threshold, the summary may not take the call and leave its output (the API's own
+    pairing rule would then refuse the request it made)."""
+    calls = [{"type": "function_call", "call_id": f"c{n}", "name": "f", "arguments": "{}"}
+             for n in (1, 2)]  # fmt: skip
+    outputs = [{"type": "function_call_output", "call_id": f"c{n}", "output": "o" * 400}
+               for n in (1, 2)]  # fmt: skip
+    earlier = {"role": "assistant", "content": "a" * 400}  # no user message after it
+    answer = send(fake(), {"model": "fake-model", "input": [earlier, *calls, *outputs],
+                           "context_management": compaction(threshold=100)})  # fmt: skip
+    assert answer.status == 200, answer.body
+    body = obj(answer.body)
+    assert body["output"][0]["type"] == "compaction"
+    # both parallel calls kept with their outputs, only the older message summarised
+    assert [row.role for row in answer.rows] == ["system", "assistant", "tool", "tool"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -39,6 +40,16 @@ INSTALL_HINT = "run scripts/install-field-runtimes.sh (make test does)"
 pytestmark = pytest.mark.integration
 
 
+def pins_of(name: str) -> list[str]:
+    """What the install script installs for ``name`` (its stamp's words)."""
+    script = (ROOT / "scripts" / "install-field-runtimes.sh").read_text(encoding="utf-8")
+    for line in script.splitlines():
+        words = shlex.split(line) if line.startswith("install ") else []
+        if words[:2] == ["install", name]:
+            return words[2:]
+    raise LookupError(f"scripts/install-field-runtimes.sh installs no {name}")
+
+
 @dataclass(frozen=True)
 class Runtime:
     name: str
@@ -49,10 +60,15 @@ class Runtime:
         return ROOT / ".tools" / f"field-{self.name}" / "bin" / "python"
 
     def require(self) -> Path:
+        """The venv's python; skipped (failed under ``CI=true``) when the venv is missing
+        or was installed with other pins than the install script's today (its stamp)."""
         stamp = self.python.parent.parent / ".installed"
         if stamp.is_file() and self.python.is_file():
-            return self.python
-        message = f"{self.name} is not installed in .tools/field-{self.name}: {INSTALL_HINT}"
+            if stamp.read_text(encoding="utf-8").split() == pins_of(self.name):
+                return self.python
+            message = f"{self.name}'s venv has other pins than the install script's: {INSTALL_HINT}"
+        else:
+            message = f"{self.name} is not installed in .tools/field-{self.name}: {INSTALL_HINT}"
         if os.environ.get("CI") == "true":
             pytest.fail(f"{message}; CI must run the real-runtime tests")
         pytest.skip(message)

@@ -27,6 +27,7 @@ HELLO_TIMEOUT_S = 60
 OPENAI_CHAT = ["openai_chat"]
 OPENAI_BOTH = ["openai_chat", "openai_responses"]
 RESPONSES_FIRST = ["openai_responses", "openai_chat"]
+RESPONSES = ["openai_responses"]
 TRIMMERS = ["tools", "system", "budget"]
 """Honour ``budget_tokens``: LangChain's and LiteLLM's trimmers, ADK's token threshold."""
 NO_BUDGET = ["tools", "system"]
@@ -40,9 +41,13 @@ pytestmark = pytest.mark.integration
     [
         (LANGCHAIN, "langchain_trim.py", "last", OPENAI_CHAT, TRIMMERS),
         (LANGCHAIN, "langchain_trim.py", "last-start-on-human", OPENAI_CHAT, TRIMMERS),
+        (LANGCHAIN, "langchain_trim.py", "summarization", OPENAI_CHAT, TRIMMERS),
         (LITELLM, "litellm_trim.py", "default", OPENAI_CHAT, TRIMMERS),
         (PYDANTIC_AI, "pydantic_ai_history.py", "keep-recent", OPENAI_BOTH, NO_BUDGET),
         (PYDANTIC_AI, "pydantic_ai_history.py", "last-message", OPENAI_BOTH, NO_BUDGET),
+        (PYDANTIC_AI, "pydantic_ai_history.py", "openai-compaction", RESPONSES, NO_BUDGET),
+        (PYDANTIC_AI, "pydantic_ai_history.py", "openai-server-compaction", RESPONSES,
+         TRIMMERS),
         (OPENAI_AGENTS, "openai_agents_session.py", "session-limit", RESPONSES_FIRST, NO_BUDGET),
         (OPENAI_AGENTS, "openai_agents_session.py", "responses-compaction", RESPONSES_FIRST,
          NO_BUDGET),

@@ -5,13 +5,19 @@ trimscope importable), talks to the fakes over HTTP with urllib and passes."""
 from __future__ import annotations
 
 import ast
+import asyncio
+import io
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 from harness.interrupt import StopRequest
 from harness.scenarios.loader import load_all
@@ -112,3 +118,46 @@ def test_the_adapter_survives_a_bad_line_and_a_turn_for_no_session() -> None:
     }  # fmt: skip
     assert replies[1]["op"] == "hello"
     assert b"ignored a non-JSON line: b'junk\\n'" in done.stderr
+
+
+class _Recording(io.BytesIO):
+    """stdout's buffer as the adapter writes it: one entry per write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+
+    def write(self, data: Buffer) -> int:
+        self.writes.append(bytes(data))
+        return super().write(data)
+
+
+def test_events_go_out_with_the_turns_next_message_in_one_write() -> None:
+    """Each write to the pipe wakes trimscope: a turn's events wait for its answer."""
+
+    async def on_user(session: adapter.Session, text: str) -> str:
+        for dropped in (1, 2, 3):
+            session.event("trim", dropped_messages=dropped)
+        return "done"
+
+    async def turn() -> list[bytes]:
+        runtime = adapter.Adapter(
+            "t", "1", ["openai_chat"], ["events"], adapter.Callbacks(_nothing, on_user)
+        )
+        out = _Recording()
+        runtime._out = out  # stdout, recorded
+        await runtime.dispatch({"op": "open", "session": "s"})
+        await runtime.dispatch({"op": "user", "session": "s", "text": "hi"})
+        await asyncio.gather(*runtime._turns)
+        return out.writes
+
+    opened, answered = asyncio.run(turn())
+    assert json.loads(opened)["op"] == "opened"
+    lines = [json.loads(line) for line in answered.splitlines()]
+    assert [(m["op"], m.get("dropped_messages")) for m in lines] == [
+        ("event", 1), ("event", 2), ("event", 3), ("answer", None)
+    ]  # fmt: skip
+
+
+async def _nothing(session: adapter.Session) -> None:
+    return None

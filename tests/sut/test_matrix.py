@@ -18,9 +18,12 @@ def test_a_runtime_whose_venv_is_missing_is_listed_as_not_installed_not_run(
         ("trimscope-reference", "default"),
         ("langchain", "last"),
         ("langchain", "last-start-on-human"),
+        ("langchain", "summarization"),
         ("litellm", "default"),
         ("pydantic-ai", "keep-recent"),
         ("pydantic-ai", "last-message"),
+        ("pydantic-ai", "openai-compaction"),
+        ("pydantic-ai", "openai-server-compaction"),
         ("openai-agents", "session-limit"),
         ("openai-agents", "responses-compaction"),
         ("google-adk", "sliding-window"),
@@ -35,7 +38,7 @@ def test_a_runtime_whose_venv_is_missing_is_listed_as_not_installed_not_run(
     ]
     assert [(r.judged, r.skipped, r.first) for r in rows] == [(0, 0, {})] * len(missing)
     document = render(rows, 0)
-    assert document.count("not installed (.tools/field-") == len(missing) == 9
+    assert document.count("not installed (.tools/field-") == len(missing) == 12
 
 
 def _sent(body: Any) -> Exchange:
