@@ -38,9 +38,7 @@ async def test_usage_has_the_real_answers_keys(connect: Connect, case: str) -> N
 async def test_a_model_that_cached_reports_the_documented_names(connect: Connect) -> None:
     """The fake's automatic prefix caching stands in for Nova's ``cachePoint`` (not
     modelled): what is checked is how the counts are named once something was cached."""
-    client, _ = await connect(
-        FakeProvider("bedrock", REAL["nova"]["model"], caching="openai")
-    )
+    client, _ = await connect(FakeProvider("bedrock", REAL["nova"]["model"], caching="openai"))
     path = f"/model/{quote(REAL['nova']['model'], safe='')}/converse"
     body = {
         "system": [{"text": LONG}],
@@ -49,6 +47,6 @@ async def test_a_model_that_cached_reports_the_documented_names(connect: Connect
     first = (await client.post(path, json=body)).json()["usage"]
     second = (await client.post(path, json=body)).json()["usage"]
     assert "cacheReadInputTokens" not in first  # nothing cached yet
-    cached = second
-    assert "cacheReadInputTokens" in cached and "cacheWriteInputTokens" in cached
-    assert "cacheReadInputTokenCount" not in cached
+    assert second["cacheReadInputTokens"] > 0
+    assert "cacheWriteInputTokens" in second
+    assert "cacheReadInputTokenCount" not in second
