@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakes.rows import JSONValue
-from fakes.wire.openai_responses_reasoning import REASONING_DEFAULTS, reasons
+from fakes.wire.openai_responses_reasoning import REASONING_DEFAULTS, reasoning_on
 
 DEFAULTS: Mapping[str, JSONValue] = {
     "background": False,
@@ -63,7 +63,7 @@ def echo(
     reasoning = body.get("reasoning")
     sent = reasoning if isinstance(reasoning, dict) else {}
     model = body.get("model")
-    reasoned = reasons(body, model if isinstance(model, str) else "")
+    reasoned = reasoning_on(body, model if isinstance(model, str) else "")
     response["reasoning"] = {
         k: sent[k] if sent.get(k) is not None else (REASONING_DEFAULTS[k] if reasoned else None)
         for k in REASONING_KEYS

@@ -1,7 +1,8 @@
 """The ``reasoning`` output item of OpenAI Responses, for a request that reasons.
 
-A request reasons when it asks to (``reasoning.effort`` sent, other than ``"none"``) or its
-model is one that always does (``REASONING_MODELS``). Its answer then opens with a
+Reasoning is on when a request asks for it (``reasoning.effort`` sent, other than
+``"none"``) or its model always reasons (``REASONING_MODELS``); an answer to the user's
+message (not to tool results, ``reasoning_option``) then opens with a
 ``reasoning`` item, plain and streamed, as gpt-5 answered (charmbracelet/fantasy
 ``providertests/testdata/TestOpenAIResponsesCommon/openai-gpt-5/multi_tool_streaming.yaml``
 at f6d4d1e, the first interaction): ``{"id": "rs_...", "type": "reasoning", "content": [],
@@ -10,7 +11,7 @@ one ``response.output_item.done`` carrying the same item, before the other items
 indexes follow it). The fake thinks nothing, so the item stays empty (no ``summary`` text,
 no ``encrypted_content``) and ``reasoning_tokens`` stays 0. The same request's echoed
 ``reasoning`` gets gpt-5's defaults, ``{"context": "current_turn", "effort": "medium",
-"summary": null}`` (same record), for what was not sent.
+"summary": null}`` (same record, both interactions), for what was not sent.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ REASONING_DEFAULTS: Final[Mapping[str, JSONValue]] = {
 NO_REASONING: Final = "none"
 
 
-def reasons(body: Mapping[str, Any], model: str) -> bool:
-    """Whether a Responses request reasons: ``reasoning.effort`` if sent, else its model."""
+def reasoning_on(body: Mapping[str, Any], model: str) -> bool:
+    """Whether reasoning is on for a Responses request: ``reasoning.effort`` if sent, else
+    its model (what the echoed ``reasoning`` reports)."""
     reasoning = body.get("reasoning")
     effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
     if isinstance(effort, str):
@@ -42,8 +44,21 @@ def reasons(body: Mapping[str, Any], model: str) -> bool:
     return model.lower().rsplit("/", 1)[-1].startswith(REASONING_MODELS)
 
 
+def _answers_the_user(body: Mapping[str, Any]) -> bool:
+    raw = body.get("input")
+    if isinstance(raw, str):
+        return True
+    last = raw[-1] if isinstance(raw, list) and raw else None
+    return isinstance(last, dict) and last.get("type", "message") == "message"
+
+
 def reasoning_option(body: Mapping[str, Any], model: str) -> dict[str, object]:
-    return {REASONING_OPTION: True} if reasons(body, model) else {}
+    """The item is given on turns answering the user's message: both recorded answers to
+    one have it, and gpt-5's answer to its tool results (``multi_tool_streaming.yaml``'s
+    second interaction) has none (``reasoning_tokens`` 0), as Gemini's recorded
+    function-response turns report no thoughts."""
+    reasons = reasoning_on(body, model) and _answers_the_user(body)
+    return {REASONING_OPTION: True} if reasons else {}
 
 
 def reasoning_item(plan: ReplyPlan) -> dict[str, JSONValue]:

@@ -86,3 +86,13 @@ async def test_a_request_that_does_not_reason_gets_no_reasoning_item(
     streamed = _events((await client.post("/v1/responses", json={**request, "stream": True})).text)
     assert next(e["output_index"] for e in streamed if "output_index" in e) == 0
     assert all(e.get("item", {}).get("type") != "reasoning" for e in streamed)
+
+
+async def test_gpt5_answering_its_tool_results_gives_no_reasoning_item(connect: Connect) -> None:
+    real = REAL["after_tools"]
+    fake = FakeProvider("openai", "gpt-5", script=FakeScript((say("Results: 5 and 6."),)))
+    client, _ = await connect(fake)
+    events = _events((await client.post("/v1/responses", json=real["request"])).text)
+    done, recorded = events[-1]["response"], real["completed"]["response"]
+    assert _types(done["output"]) == _types(recorded["output"]) == ["message"]
+    assert done["reasoning"] == recorded["reasoning"]  # reasoning is on, the model's defaults
