@@ -9,9 +9,10 @@ at f6d4d1e, the first interaction): ``{"id": "rs_...", "type": "reasoning", "con
 "summary": []}`` at ``output_index`` 0, streamed as one ``response.output_item.added`` and
 one ``response.output_item.done`` carrying the same item, before the other items (whose
 indexes follow it). The fake thinks nothing, so the item stays empty (no ``summary`` text,
-no ``encrypted_content``) and ``reasoning_tokens`` stays 0. The same request's echoed
-``reasoning`` gets gpt-5's defaults, ``{"context": "current_turn", "effort": "medium",
-"summary": null}`` (same record, both interactions), for what was not sent.
+no ``encrypted_content``) and ``reasoning_tokens`` stays 0. A gpt-5 request's echoed
+``reasoning`` gets the model's defaults, ``{"context": "current_turn", "effort": "medium",
+"summary": null}`` (same record, both interactions), for what was not sent; another
+model's stays null where not sent (no record shows its defaults).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ REASONING_DEFAULTS: Final[Mapping[str, JSONValue]] = {
 NO_REASONING: Final = "none"
 
 
+def reasoning_model(model: str) -> bool:
+    """A model that reasons unasked (its echoed ``reasoning`` has ``REASONING_DEFAULTS``)."""
+    return model.lower().rsplit("/", 1)[-1].startswith(REASONING_MODELS)
+
+
 def reasoning_on(body: Mapping[str, Any], model: str) -> bool:
     """Whether reasoning is on for a Responses request: ``reasoning.effort`` if sent, else
     its model (what the echoed ``reasoning`` reports)."""
@@ -41,7 +47,7 @@ def reasoning_on(body: Mapping[str, Any], model: str) -> bool:
     effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
     if isinstance(effort, str):
         return effort != NO_REASONING
-    return model.lower().rsplit("/", 1)[-1].startswith(REASONING_MODELS)
+    return reasoning_model(model)
 
 
 def _answers_the_user(body: Mapping[str, Any]) -> bool:
