@@ -25,12 +25,14 @@ from fakes.catalogue import (
     overflow_entry,
 )
 from fakes.counting.counters import (
+    COUNTER_HEADER,
     COUNTER_NAMES,
     CounterName,
     HeuristicCounter,
     ProviderCounter,
     TokenCount,
     TokenCounter,
+    counter_label,
     get_counter,
 )
 from fakes.engine import FakeProvider
@@ -95,6 +97,7 @@ def __getattr__(name: str) -> _typing.Any:
 
 
 __all__ = [
+    "COUNTER_HEADER",
     "COUNTER_NAMES",
     "DEFAULT_FOREIGN_HISTORY",
     "FOREIGN_HISTORIES",
@@ -139,6 +142,7 @@ __all__ = [
     "asgi_transport",
     "build_app",
     "call_tools",
+    "counter_label",
     "fail",
     "get_counter",
     "look_alike",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeAlias
+from typing import Final, Literal, Protocol, TypeAlias
 
 from fakes.counting import estimate, tokenizer
-from fakes.counting.exact_counter import exact_counter
+from fakes.counting.exact_counter import ENCODINGS, exact_counter
 from fakes.rows import CanonicalRequest, Row, ToolSchema
 
 CounterName: TypeAlias = Literal[
@@ -28,6 +28,22 @@ COUNTER_NAMES: tuple[CounterName, ...] = (
     "llama3",
     "qwen3",
 )
+
+COUNTER_HEADER: Final = "x-trimscope-fake-counter"
+"""Every answer of a fake names the counter behind its token counts, worded by
+``counter_label``: a client learns what the fake used, not what it was asked for."""
+ESTIMATES: Final = {
+    "heuristic": "estimate: bytes/4 + 4 per row, not a real tokenizer",
+    "provider": "estimate: the fakes' own tokenizer, not a real one",
+}
+
+
+def counter_label(name: str) -> str:
+    """How every summary names the counter ``name`` (a ``TokenCounter.name``, ``exact``
+    resolved): ``o200k_base (exact)``, ``heuristic (estimate: ...)``."""
+    if name in ENCODINGS:
+        return f"{name} (exact)"
+    return f"{name} ({ESTIMATES[name]})" if name in ESTIMATES else name
 
 
 @dataclass(frozen=True, slots=True)

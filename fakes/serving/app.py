@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -17,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from fakes.counting.counters import COUNTER_HEADER, counter_label
 from fakes.engine import FakeProvider
 from fakes.profiles import Endpoint
 from fakes.rows import JSONValue
@@ -63,6 +65,12 @@ def _record(
     )
 
 
+def _named(fake: FakeProvider, answer: Answer) -> Answer:
+    """The answer with the header naming the counter behind its counts (``COUNTER_HEADER``)."""
+    label = counter_label(fake.counter.name)
+    return replace(answer, headers={**answer.headers, COUNTER_HEADER: label})
+
+
 async def _hang(request: Request, seconds: float) -> None:
     """Wait ``seconds``, or until the client goes away (a real server notices)."""
     with anyio.move_on_after(seconds):
@@ -84,7 +92,7 @@ def _generate(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
             request.url.path,
             dict(request.query_params),
         )
-        answer = fake.answer(wire, raw, ctx, index, behaviour)
+        answer = _named(fake, fake.answer(wire, raw, ctx, index, behaviour))
         if answer.latency_ms:  # the step's (a ``when`` script's is known only now)
             await anyio.sleep(answer.latency_ms / 1000)
         _record(fake, request, raw, index, answer)
@@ -103,9 +111,9 @@ def _discover(fake: FakeProvider, endpoint: Endpoint) -> Callable[[Request], Awa
         params = {k: str(v) for k, v in request.path_params.items()}
         query = DiscoveryRequest(params.get("model"), raw, dict(request.headers), params)
         status, body = handler(fake, endpoint, query)
-        answer = Answer(status, body, outcome="discovery")
+        answer = _named(fake, Answer(status, body, outcome="discovery"))
         _record(fake, request, raw, None, answer)
-        return JSONResponse(body, status)
+        return JSONResponse(body, status, dict(answer.headers))
 
     return handle
 

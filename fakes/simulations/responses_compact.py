@@ -6,7 +6,8 @@ From openai-python ``src/openai/types/responses/``: the request is
 resolves it, ``fakes.simulations.responses_store``); the answer is
 ``compacted_response.py``: ``{"id", "object": "response.compaction", "created_at", "output",
 "usage"}``, where ``output`` is every user message of the input followed by one
-``compaction`` item (``response_compaction_item.py``). The item is the fakes' opaque
+``compaction`` item (``response_compaction_item.py``); the messages as items of their own
+(``_user_messages``). The item is the fakes' opaque
 encoding (``fakes.simulations.responses_context``), so a later ``/v1/responses`` request
 that sends it back reads its summary. Usage: the input counted as the fake counts it, the
 summary as output.
@@ -32,13 +33,32 @@ NO_COMPACT_ROUTE = "Invalid URL (POST /v1/responses/compact)"
 swordintent/chatgpt-web-api#11 and corca-ai/EVAL#46, here for this path."""
 
 
-def _user_messages(items: list[Any]) -> list[JSONValue]:
-    return [
+def _user_messages(items: list[Any], uid: str) -> list[JSONValue]:
+    """The input's user messages as output items: each with an id and ``status:
+    "completed"``, a string ``content`` as one ``input_text`` part (pydantic/pydantic-ai
+    ``tests/models/cassettes/test_openai_responses/
+    test_openai_responses_compact_with_instructions.yaml`` at 4fda389: ``"Hello!"`` came
+    back as ``[{"text": "Hello!", "type": "input_text"}]``)."""
+    users = [
         item
         for item in items
         if isinstance(item, dict)
         and item.get("type", "message") == "message"
         and item.get("role") == "user"
+    ]
+    return [
+        {
+            "content": (
+                [{"text": item["content"], "type": "input_text"}]
+                if isinstance(item.get("content"), str)
+                else item.get("content")
+            ),
+            "id": f"msg_{uid}_{n}",
+            "role": "user",
+            "status": "completed",
+            "type": "message",
+        }
+        for n, item in enumerate(users)
     ]
 
 
@@ -68,7 +88,7 @@ def compact_response(fake: FakeProvider, _: Endpoint, request: Any) -> tuple[int
         "id": f"resp_{uid}",
         "object": COMPACTED_OBJECT,
         "created_at": int(fake.clock()),
-        "output": [*_user_messages(items), item],
+        "output": [*_user_messages(items, uid), item],
         "usage": {
             "input_tokens": input_tokens,
             "input_tokens_details": {"cached_tokens": 0},

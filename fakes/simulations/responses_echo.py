@@ -8,10 +8,11 @@ multi_tool_streaming.yaml``, at f6d4d1e): ``background: false``, ``frequency_pen
 ``metadata: {}``, ``prompt_cache_retention: "in_memory"``, ``service_tier: "default"``,
 ``text: {"format": {"type": "text"}, "verbosity": "medium"}``, ``tool_choice: "auto"``,
 ``truncation: "disabled"``, ``reasoning: {"context", "effort", "summary"}`` (null unless
-sent: the reasoning models' own defaults, gpt-5's ``effort: "medium"``, are not modelled),
-the rest null. ``completed_at`` is set once the response is done; ``billing: {"payer":
-"developer"}`` comes in the non-streamed body only (the recorded streams carry none).
-``store`` and ``previous_response_id`` are the request's (``fakes.simulations.responses_store``).
+sent; a gpt-5 model's defaults for what was not sent,
+``fakes.wire.openai_responses_reasoning``), the rest null. ``completed_at`` is set once
+the response is done; ``billing: {"payer": "developer"}`` comes in the non-streamed body
+only (the recorded streams carry none). ``store`` and ``previous_response_id`` are the
+request's (``fakes.simulations.responses_store``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakes.rows import JSONValue
+from fakes.wire.openai_responses_reasoning import REASONING_DEFAULTS, reasoning_model
 
 DEFAULTS: Mapping[str, JSONValue] = {
     "background": False,
@@ -60,7 +62,12 @@ def echo(
     response["text"] = {**TEXT_DEFAULT, **(text if isinstance(text, dict) else {})}
     reasoning = body.get("reasoning")
     sent = reasoning if isinstance(reasoning, dict) else {}
-    response["reasoning"] = {k: sent.get(k) for k in REASONING_KEYS}
+    model = body.get("model")
+    reasoned = reasoning_model(model if isinstance(model, str) else "")
+    response["reasoning"] = {
+        k: sent[k] if sent.get(k) is not None else (REASONING_DEFAULTS[k] if reasoned else None)
+        for k in REASONING_KEYS
+    }
     previous = body.get("previous_response_id")
     response["previous_response_id"] = previous if isinstance(previous, str) else None
     response["store"] = store

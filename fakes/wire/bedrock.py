@@ -38,6 +38,33 @@ from fakes.wire.base import (
 from fakes.wire.common import arr, join_user_parts, obj, schema
 
 MODEL_ERRORS = "The model returned the following errors: "
+ANTHROPIC_MODELS = "anthropic."
+"""Bedrock model ids of Claude (``us.anthropic.claude-3-7-sonnet-20250219-v1:0``)."""
+
+
+def _usage(plan: ReplyPlan) -> JSONValue:
+    """Converse usage. Claude reports its cache counts always, under both names
+    (``cacheReadInputTokens`` as AWS documents it and ``cacheReadInputTokenCount``, 0 when
+    nothing was cached: pydantic/pydantic-ai ``tests/models/cassettes/test_bedrock/
+    test_bedrock_anthropic_tool_with_thinking.yaml`` at 4fda389); another model (Nova,
+    ``test_bedrock_model.yaml``) reports none when nothing was cached, and the documented
+    names when something was."""
+    u = plan.usage
+    usage: dict[str, JSONValue] = {
+        "inputTokens": u.input_tokens,
+        "outputTokens": u.output_tokens,
+        "totalTokens": u.total_tokens,
+    }
+    claude = ANTHROPIC_MODELS in plan.model.lower()
+    if claude or u.cached_tokens or u.cache_creation_tokens:
+        usage["cacheReadInputTokens"] = u.cached_tokens
+        usage["cacheWriteInputTokens"] = u.cache_creation_tokens
+    if claude:
+        usage["cacheReadInputTokenCount"] = u.cached_tokens
+        usage["cacheWriteInputTokenCount"] = u.cache_creation_tokens
+    return usage
+
+
 _ERROR_TYPES: dict[ErrorKind, str] = {
     "invalid_request": "ValidationException",
     "not_found": "ResourceNotFoundException",
@@ -164,17 +191,10 @@ class BedrockConverse(Unstreamed):
             {"toolUse": {"toolUseId": c.id, "name": c.name, "input": json.loads(c.arguments_json)}}
             for c in plan.tool_calls
         ]
-        u = plan.usage
         return {
             "output": {"message": {"role": "assistant", "content": content}},
             "stopReason": _STOP[plan.stop],
-            "usage": {
-                "inputTokens": u.input_tokens,
-                "outputTokens": u.output_tokens,
-                "totalTokens": u.total_tokens,
-                "cacheReadInputTokens": u.cached_tokens,
-                "cacheWriteInputTokens": u.cache_creation_tokens,
-            },
+            "usage": _usage(plan),
             "metrics": {"latencyMs": 1},
         }
 

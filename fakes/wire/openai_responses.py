@@ -52,6 +52,11 @@ from fakes.wire.common import (
     string,
     text_pieces,
 )
+from fakes.wire.openai_responses_reasoning import (
+    reasoning_events,
+    reasoning_item,
+    reasoning_option,
+)
 
 
 def _parts(content: Any, where: str) -> list[tuple[str, str]]:
@@ -219,17 +224,17 @@ def _delta(plan: ReplyPlan, delta: str) -> dict[str, JSONValue]:
     }
 
 
-def _text_events(plan: ReplyPlan, text: str) -> list[_Event]:
+def _text_events(plan: ReplyPlan, text: str, index: int) -> list[_Event]:
     where: dict[str, JSONValue] = {
         "item_id": f"msg_{plan.response_id[5:]}",
-        "output_index": 0,
+        "output_index": index,
         "content_index": 0,
     }
     empty, full = _text_part(""), _text_part(text)
     return [
         (
             "response.output_item.added",
-            {"output_index": 0, "item": _message_item(plan, "in_progress", "")},
+            {"output_index": index, "item": _message_item(plan, "in_progress", "")},
         ),
         ("response.content_part.added", {**where, "part": empty}),
         *(
@@ -240,7 +245,7 @@ def _text_events(plan: ReplyPlan, text: str) -> list[_Event]:
         ("response.content_part.done", {**where, "part": full}),
         (
             "response.output_item.done",
-            {"output_index": 0, "item": _message_item(plan, "completed", text)},
+            {"output_index": index, "item": _message_item(plan, "completed", text)},
         ),
     ]
 
@@ -297,11 +302,17 @@ class OpenAIResponses:
             tools=_tools(body.get("tools")),
             max_output_tokens=optional_int(body, "max_output_tokens"),
             stream=body.get("stream") is True,
-            options={**cache_key_option(body), **_obfuscation_option(body)},
+            options={
+                **cache_key_option(body),
+                **_obfuscation_option(body),
+                **reasoning_option(body, model),
+            },
         )
 
     def _response(self, plan: ReplyPlan, *, done: bool) -> dict[str, JSONValue]:
         output: list[JSONValue] = []
+        if done and reasoning_events(plan):
+            output.append(reasoning_item(plan))
         if done and plan.text is not None:
             output.append(_message_item(plan, "completed", plan.text))
         if done:
@@ -332,9 +343,12 @@ class OpenAIResponses:
             ("response.created", {"response": self._response(plan, done=False)}),
             ("response.in_progress", {"response": self._response(plan, done=False)}),
         ]
+        reasoning = reasoning_events(plan)  # the item at index 0, then the others
+        events += reasoning
+        first = 1 if reasoning else 0
         if plan.text is not None:
-            events += _text_events(plan, plan.text)
-        first = 1 if plan.text is not None else 0
+            events += _text_events(plan, plan.text, first)
+            first += 1
         for n in range(len(plan.tool_calls)):
             events += _call_events(plan, n, first + n)
         events.append(("response.completed", {"response": self._response(plan, done=True)}))

@@ -67,6 +67,7 @@ def table(report: ConformanceReport) -> Group:
         Text(_spent_line(report)),
         Text(_window_line(report)),
         Text(ratio_line(report)),
+        Text(counter_line(report)),
         Text(_verdict_line(report), style),
     )
 
@@ -107,6 +108,11 @@ def ratio_line(report: ConformanceReport) -> str:
     )
 
 
+def counter_line(report: ConformanceReport) -> str:
+    """Which counter the endpoint's token figures came from (``report.counter``)."""
+    return f"counter: {report.counter}"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -130,6 +136,7 @@ def markdown(report: ConformanceReport) -> str:
         f"- {_spent_line(report)}",
         f"- {_window_line(report)}",
         f"- {ratio_line(report)}",
+        f"- {counter_line(report)}",
         "",
         "| Check | Verdict | Finding |",
         "|---|---|---|",

@@ -138,6 +138,8 @@ class ConformanceReport:
     """The two well-paired tool rounds: call row with ``content: null``, then ``""``."""
     recovery: RecoveryResult
     exchanges: tuple[Exchange, ...]
+    counter: str
+    """The counter behind the endpoint's token figures (``harness.conformance.counter``)."""
     estimate_ratio: EstimateRatio | None = None
 
     @property
@@ -182,4 +184,5 @@ class ConformanceReport:
             "estimate_ratio": (
                 None if self.estimate_ratio is None else dataclasses.asdict(self.estimate_ratio)
             ),
+            "counter": self.counter,
         }

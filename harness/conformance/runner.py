@@ -16,13 +16,14 @@ import os
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import httpx
 
 from harness.conformance.budget import BudgetExhausted, Ledger, ProbeBudget
 from harness.conformance.caching import probe_cache, prompt_cache
 from harness.conformance.checks import Findings, all_checks
+from harness.conformance.counter import CountersSeen
 from harness.conformance.headers import Header, parse_headers, secrets_of
 from harness.conformance.metered import MeteredClient, Progress, Redactor
 from harness.conformance.probes import Prober, Sent, Sleep, describe_failure
@@ -294,7 +295,9 @@ async def run_conformance(
     timeout = httpx.Timeout(
         plan.request_timeout_s, connect=min(CONNECT_TIMEOUT_S, plan.request_timeout_s)
     )
-    async with httpx.AsyncClient(transport=transport, timeout=timeout) as http:
+    counters = CountersSeen()
+    hooks: dict[str, list[Callable[..., Any]]] = {"response": [counters]}
+    async with httpx.AsyncClient(transport=transport, timeout=timeout, event_hooks=hooks) as http:
         inner = make_client(
             options.provider,
             client=http,
@@ -310,7 +313,7 @@ async def run_conformance(
         )
         if options.probe_cache:  # last: it never takes the budget of a check that decides
             findings = replace(findings, cache=await probe_cache(prober, findings.search))
-    return _report(plan, findings, client, redact, side)
+    return _report(plan, findings, client, redact, side, counter=counters.label)
 
 
 def _report(
@@ -319,6 +322,8 @@ def _report(
     client: MeteredClient,
     redact: Redactor,
     provider_side: tuple[ProviderSideOutcome, ...] = (),
+    *,
+    counter: str,
 ) -> ConformanceReport:
     judged = all_checks(findings, redact)
     checks = (*judged.checks, provider_side_check(provider_side))
@@ -352,5 +357,6 @@ def _report(
         row_shapes=judged.row_shapes,
         recovery=findings.recovery,
         exchanges=tuple(client.exchanges),
+        counter=counter,
         estimate_ratio=EstimateRatio.of(client.exchanges),
     )

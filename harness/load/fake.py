@@ -23,7 +23,14 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from fakes import Exchange, FakeBehaviour, FakeProvider, FakeScript, RequestLog
+from fakes import (
+    Exchange,
+    FakeBehaviour,
+    FakeProvider,
+    FakeScript,
+    RequestLog,
+    counter_label,
+)
 from fakes.serving.answer import Answer
 from fakes.simulations.caching import DEFAULT_MAX_KEYS, CachePolicyName, PrefixStore
 from fakes.simulations.prefix_chain import ROW_COST_CACHE_ENTRIES, RowCosts
@@ -165,6 +172,9 @@ class ServerStats:
     statuses: dict[str, int]
     cpu_s: float
     peak_rss_mb: float
+    counter: str
+    """The counter behind the fake's token counts, as the fake used it (``counter_label``
+    of its ``TokenCounter.name``: ``o200k_base (exact)``, ``heuristic (estimate: ...)``)."""
 
     @classmethod
     def from_fake(
@@ -180,4 +190,5 @@ class ServerStats:
             outcomes = dict(Counter(e.outcome for e in entries))
             statuses = {str(k): v for k, v in Counter(e.status for e in entries).items()}
             total, generation = len(entries), len(log.calls())
-        return cls(ref, total, generation, outcomes, statuses, cpu_s, peak_rss_mb)
+        counter = counter_label(fake.counter.name)
+        return cls(ref, total, generation, outcomes, statuses, cpu_s, peak_rss_mb, counter)

@@ -267,7 +267,8 @@ def _server_rows(s: LoadSummary) -> list[tuple[str, str]]:
         (
             f"fake {server.ref}",
             f"{server.generation_requests:,} requests ({_counts(server.outcomes)}),"
-            f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB",
+            f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB;"
+            f" counter {server.counter}",
         )
         for server in s.servers
     ]

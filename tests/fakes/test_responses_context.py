@@ -12,7 +12,7 @@ from fakes.serving.discovery import HANDLERS, DiscoveryRequest
 from fakes.simulations.provider_side import ProviderSide
 from fakes.simulations.responses_context import COMPACTION_PREFIX, FOREIGN_SUMMARY
 from fakes.wire.base import RequestContext
-from tests.fakes.shapes import fixture
+from tests.fakes.shapes import fixture, key_paths
 
 WINDOW = 1000
 
@@ -198,7 +198,12 @@ def test_the_compact_endpoint_keeps_user_messages_and_adds_one_compaction_item()
     assert status == 200
     assert compacted["object"] == "response.compaction"
     *users, item = compacted["output"]
-    assert users == [i for i in long_input(3) if i["role"] == "user"]
+    sent = [i for i in long_input(3) if i["role"] == "user"]
+    assert [u["content"] for u in users] == [
+        [{"text": i["content"], "type": "input_text"}] for i in sent
+    ]
+    assert {u["status"] for u in users} == {"completed"}
+    assert len({u["id"] for u in users}) == len(sent)
     assert item["type"] == "compaction"
     counted = send(fake(), {**payload, "input": long_input(3)}).tokens
     assert counted is not None
@@ -208,6 +213,18 @@ def test_the_compact_endpoint_keeps_user_messages_and_adds_one_compaction_item()
     )
     assert later.status == 200
     assert "summary of 7 earlier items" in later.rows[0].content
+    resent = send(provider, {"model": "fake-model", "input": [*compacted["output"]]})
+    assert resent.status == 200  # the output is a valid input as it stands
+
+
+def test_the_compact_endpoint_answers_in_the_real_shape() -> None:
+    real = fixture("responses_compact.json")
+    status, compacted = compact_endpoint(fake(), {**real["request"], "model": "fake-model"})
+    assert status == 200
+    assert key_paths(compacted) == key_paths(real["response"])
+    assert [o["type"] for o in compacted["output"]] == [
+        o["type"] for o in real["response"]["output"]
+    ]
 
 
 def test_the_compact_endpoint_validates_like_responses() -> None:

@@ -41,8 +41,12 @@ def _usage_as_reported(wire: WireKind, plan: ReplyPlan) -> tuple[int | None, ...
     """(input, cached, output) as each wire reports the plan's usage; input is always the
     whole prompt, cache reads included (Anthropic's parts are added back up)."""
     usage = plan.usage
+    # Bedrock leaves the cache counts out when nothing was cached, but for Claude
+    cached_on_bedrock = usage.cached_tokens or usage.cache_creation_tokens
+    claude = "anthropic." in plan.model.lower()
     cached: dict[WireKind, int | None] = {
         "gemini": usage.cached_tokens or None,  # the field is left out when zero
+        "bedrock": usage.cached_tokens if cached_on_bedrock or claude else None,
         "ollama": None,
         "cohere": None,
     }
