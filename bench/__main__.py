@@ -510,6 +510,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bench.load import main as load_main  # noqa: PLC0415
 
         return load_main(given[1:])
+    if given[:1] == ["soak"]:  # `python -m bench soak`: every output agrees (bench/soak.py)
+        from bench.soak import main as soak_main  # noqa: PLC0415
+
+        return soak_main(given[1:])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
         "--sizes",
