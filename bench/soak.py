@@ -13,6 +13,9 @@ spans (``--otel-jsonl``); the fake server reports its own count. Then, per outpu
 - **fake**: the generation requests the fake server answered, which must equal their
   total, and its 500s and 429s, which must equal the ``server_error`` and ``rate_limited``
   calls (the other faults are answered 200 and broken on the way);
+- **drawn**: the outcomes the seed places on the fake's calls (a fault kind is a function
+  of the seed and the call's number alone), which must equal the summary's, outcome by
+  outcome: each hang a ``timeout``, each dropped or malformed body a ``protocol_error``;
 - **orphan spans**: spans whose parent is not in the file (must be none).
 
 "agree" is ``met`` only when all of these hold. This is a bench entry, not a test: a run
@@ -29,29 +32,42 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.timing import table
+from fakes.scripting.fault_rates import RATE_KINDS, FaultRates, RateKind
 from harness.telemetry import names as n
 
 DEFAULT_SESSIONS, DEFAULT_CONCURRENCY = 10_000, 50
 MAX_SESSIONS, MAX_CONCURRENCY = 1_000_000, 2_000  # ``trimscope load``'s own bounds
-REQUEST_TIMEOUT_S = 1.0
-"""A drawn hang outlasts it (``HANG_SECONDS``), so each hang is a ``timeout`` within a second."""
-HANG_SECONDS = 5
-SEED = 28
-RATES = {
-    "server_error": 0.03,
-    "rate_limit": 0.03,
-    "hang": 0.005,
-    "drop_mid_stream": 0.02,
-    "malformed_json": 0.02,
+REQUEST_TIMEOUT_S = 5.0
+"""A drawn hang outlasts it (``FAULTS.hang_seconds``), so each hang is a ``timeout``; an
+answered call on a busy 2-core machine stays well inside it (at 1 s, 6 calls of 30,915
+timed out before the fake answered them, and the fake rightly did not count them)."""
+FAULTS = FaultRates(
+    server_error=0.03,
+    rate_limit=0.03,
+    hang=0.005,
+    drop_mid_stream=0.02,
+    malformed_json=0.02,
+    seed=28,
+    retry_after=0,
+    hang_seconds=10.0,
+)
+"""Each fault kind's share of calls (one call in ten, all told), and where they fall."""
+OUTCOME_OF_KIND: dict[RateKind | None, str] = {
+    None: "ok",
+    "server_error": "server_error",
+    "rate_limit": "rate_limited",
+    "hang": "timeout",
+    "drop_mid_stream": "protocol_error",
+    "malformed_json": "protocol_error",
 }
-"""Each fault kind's share of calls (one call in ten, all told)."""
+"""The harness's outcome of a call the fake answered with each drawn fault kind."""
 SCENARIO = """\
 id: bench-soak
 title: bench soak, faults mixed by rate
@@ -62,7 +78,7 @@ providers:
     model: gpt-soak
     context_window: 100000
     fake:
-      fault_rates: {{{rates}, seed: {seed}, retry_after: 0, hang_seconds: {hang}}}
+      fault_rates: {{{rates}}}
       default: {{text: "ok"}}
 system_prompt: "You answer briefly."
 conversation:
@@ -79,8 +95,12 @@ FAKE_STATUS_OF = {"server_error": "500", "rate_limited": "429"}
 
 
 def scenario_text() -> str:
-    rates = ", ".join(f"{kind}: {rate}" for kind, rate in RATES.items())
-    return SCENARIO.format(rates=rates, seed=SEED, hang=HANG_SECONDS)
+    return SCENARIO.format(rates=", ".join(f"{k}: {v}" for k, v in asdict(FAULTS).items()))
+
+
+def drawn_outcomes(calls: int) -> Counter[str]:
+    """The outcomes the seed places on the fake's first ``calls`` calls (its own numbering)."""
+    return Counter(OUTCOME_OF_KIND[FAULTS.kind_for(index)] for index in range(calls))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +144,7 @@ class Counts:
     fake_calls: int
     fake_statuses: dict[str, int]
     orphan_spans: int
+    drawn: Counter[str]
     sessions: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -149,6 +170,8 @@ def disagreements(counts: Counts) -> list[str]:
             found.append(
                 f"fake {status}s {answered:,} != summary {outcome} {counts.summary[outcome]:,}"
             )
+    if counts.drawn != counts.summary:
+        found.append(f"drawn by the seed {dict(counts.drawn)} != summary {dict(counts.summary)}")
     if counts.orphan_spans:
         found.append(f"{counts.orphan_spans:,} spans whose parent is not in the file")
     return found
@@ -198,6 +221,7 @@ def read_counts(outputs: Outputs) -> Counts:
         server["generation_requests"],
         server["statuses"],
         orphans,
+        drawn_outcomes(server["generation_requests"]),
         summary["sessions_started"],
         []
         if summary["provider_calls"] == sum(summary["calls_by_outcome"].values())
@@ -216,15 +240,12 @@ def soak(folder: Path, sessions: int, concurrency: int) -> tuple[Counts, int, fl
 
 
 def report(counts: Counts, code: int, seconds: float, say: Callable[[str], None]) -> None:
-    outcomes = sorted(set(counts.summary) | set(counts.metrics) | set(counts.spans))
-    rows = [
-        [o, f"{counts.summary[o]:,}", f"{counts.metrics[o]:,}", f"{counts.spans[o]:,}"]
-        for o in outcomes
-    ]
-    rows.append(
-        ["all", *(f"{c.total():,}" for c in (counts.summary, counts.metrics, counts.spans))]
-    )
-    say(table(["calls by outcome", "summary --json", "--metrics-out", "--otel-jsonl"], rows))
+    columns = (counts.summary, counts.metrics, counts.spans, counts.drawn)
+    outcomes = sorted(set().union(*columns))
+    rows = [[o, *(f"{c[o]:,}" for c in columns)] for o in outcomes]
+    rows.append(["all", *(f"{c.total():,}" for c in columns)])
+    head = ["calls by outcome", "summary --json", "--metrics-out", "--otel-jsonl", "drawn"]
+    say(table(head, rows))
     statuses = ", ".join(f"{k}: {v:,}" for k, v in sorted(counts.fake_statuses.items()))
     say(f"fake server: {counts.fake_calls:,} generation requests ({statuses})")
     say(f"orphan spans: {counts.orphan_spans:,}")
@@ -251,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--concurrency", type=_bounded(MAX_CONCURRENCY), default=DEFAULT_CONCURRENCY
     )
     args = parser.parse_args(argv)
-    rates = ", ".join(f"{kind} {rate:g}" for kind, rate in RATES.items())
+    rates = ", ".join(f"{kind} {getattr(FAULTS, kind):g}" for kind in RATE_KINDS)
     print(f"soak: {args.sessions:,} sessions, {args.concurrency} at once; faults by rate: {rates}")
     with tempfile.TemporaryDirectory(prefix="trimscope-bench-soak-") as scratch:
         counts, code, seconds = soak(Path(scratch), args.sessions, args.concurrency)

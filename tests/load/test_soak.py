@@ -32,6 +32,7 @@ def test_a_disagreement_is_named() -> None:
         fake_calls=10,
         fake_statuses={"200": 9, "500": 1},
         orphan_spans=1,
+        drawn=Counter(summary),
     )
     assert not counts.agree
     assert counts.problems == [
