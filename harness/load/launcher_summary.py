@@ -164,6 +164,7 @@ def locust_summary(
         tool_calls=int(m.total(registry, n.TOOL_CALLS.name)),
         overhead=_histogram(registry, m.OVERHEAD),
         round_trip=_histogram(registry, m.ROUND_TRIP),
+        provider_waits=_histogram(registry, m.PROVIDER_WAITS),
         peak_rss_mb=round(peak / _MIB, 1) if peak else 0.0,
         harness_cpu_s=None,
         notes=notes,
