@@ -1,5 +1,6 @@
 """``python -m bench``: the trimming-speed bench (``bench/trim.py``), or with ``load`` first
-the load bench (``python -m bench load``, ``bench/load.py``). Only dispatches: each bench
+the load bench (``python -m bench load``, ``bench/load.py``), or with ``soak`` first the
+soak (``bench/soak.py``). Only dispatches: each bench
 is a module of its own."""
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bench.load import main as load_main  # noqa: PLC0415 (only the bench asked for)
 
         return load_main(given[1:])
+    if given[:1] == ["soak"]:  # `python -m bench soak`: every output agrees (bench/soak.py)
+        from bench.soak import main as soak_main  # noqa: PLC0415
+
+        return soak_main(given[1:])
     from bench.trim import main as trim_main  # noqa: PLC0415
 
     return trim_main(given)

@@ -82,7 +82,10 @@ def prefixes(
     out = [Prefix(0, digest, min(tools, total))]
     extra = request.options.get(UNCOUNTED_BLOCKS_OPTION)
     uncounted = extra if isinstance(extra, Mapping) else {}
-    running = accumulate((costs or _row_costs).of(counter, rows), initial=tools)
+    # ``is None``, not ``or``: an empty cache is falsy (``__len__``), and ``or`` sent every
+    # request of a store with its own (bounded) cache to the process-wide one (issue 28)
+    table = _row_costs if costs is None else costs
+    running = accumulate(table.of(counter, rows), initial=tools)
     next(running)  # the tools alone: boundary 0, above
     for k, (row, tokens) in enumerate(zip(rows, running, strict=True), start=1):
         blocks = uncounted.get(k) if uncounted else None

@@ -93,8 +93,12 @@ class SessionScriptedFake(FakeProvider):
         caching: CachePolicyName | None = None,
         cache_store: PrefixStore | None = None,
     ) -> None:
-        # The global script only delays: app.py applies its latency before sending the answer.
-        delay = FakeScript(default=FakeBehaviour(latency_ms=latency_ms))
+        # The global script only delays (app.py applies its latency before sending the
+        # answer) and draws the faults at a rate, by the fake's own call numbers: a rate is
+        # a share of the route's calls, and the engine draws from ``self.script``.
+        delay = FakeScript(
+            default=FakeBehaviour(latency_ms=latency_ms), faults=session_script.faults
+        )
         super().__init__(
             provider,
             model,

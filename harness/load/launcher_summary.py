@@ -119,6 +119,16 @@ def _locust_notes(workers: int, log: str) -> list[str]:
     ]
 
 
+def _session_outcomes(registry: CollectorRegistry) -> tuple[int, int, int]:
+    """Sessions completed, failed and interrupted, as every worker counted them."""
+    sessions = _single(m.by_labels(registry, m.SESSIONS, n.LABEL_OUTCOME))
+    return (
+        sessions.get(m.COMPLETED, 0),
+        sessions.get(m.FAILED, 0),
+        sessions.get(m.INTERRUPTED, 0),
+    )
+
+
 def locust_summary(
     plan: LoadPlan,
     workers: int,
@@ -133,10 +143,7 @@ def locust_summary(
     """The summary of what every worker counted; priced with ``prices`` as an asyncio
     run's (``with_costs``)."""
     registry = multiprocess_registry(multiproc)
-    sessions = _single(m.by_labels(registry, m.SESSIONS, n.LABEL_OUTCOME))
-    completed = sessions.get(m.COMPLETED, 0)
-    failed = sessions.get(m.FAILED, 0)
-    interrupted = sessions.get(m.INTERRUPTED, 0)
+    completed, failed, interrupted = _session_outcomes(registry)
     started = completed + failed + interrupted
     trims = _trim_counts(registry)
     calls = _single(m.by_labels(registry, n.PROVIDER_CALLS.name, n.LABEL_OUTCOME))
@@ -173,6 +180,7 @@ def locust_summary(
         tool_calls=int(m.total(registry, n.TOOL_CALLS.name)),
         overhead=_histogram(registry, m.OVERHEAD),
         round_trip=_histogram(registry, m.ROUND_TRIP),
+        provider_waits=_histogram(registry, m.PROVIDER_WAITS),
         peak_rss_mb=round(peak / _MIB, 1) if peak else 0.0,
         harness_cpu_s=None,
         notes=_locust_notes(workers, log),

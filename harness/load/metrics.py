@@ -10,6 +10,8 @@ The harness's trim, budget, capacity and call metrics come from ``PrometheusObse
   (the Locust summary's turn errors come from it);
 - ``trimscope_load_harness_overhead_seconds`` and ``trimscope_load_round_trip_seconds``
   (histograms, per provider call: the agent's own time, the HTTP round trip);
+- ``trimscope_load_provider_waits_seconds`` (histogram: each wait the provider asked for,
+  a Retry-After, slept apart from the overhead);
 - ``trimscope_load_peak_rss_bytes`` (gauge; ``max`` across processes in multiprocess mode).
 
 In Locust mode every worker writes them to ``PROMETHEUS_MULTIPROC_DIR`` and the launcher
@@ -37,6 +39,7 @@ SESSION_OUTCOMES: Final = (COMPLETED, FAILED, INTERRUPTED)
 OVERHEAD: Final = "trimscope_load_harness_overhead_seconds"
 ROUND_TRIP: Final = "trimscope_load_round_trip_seconds"
 PEAK_RSS: Final = "trimscope_load_peak_rss_bytes"
+PROVIDER_WAITS: Final = "trimscope_load_provider_waits_seconds"
 
 OVERHEAD_BUCKETS: Final = (
     0.000_05, 0.000_1, 0.000_2, 0.000_3, 0.000_5, 0.000_75, 0.001, 0.001_5, 0.002, 0.003,
@@ -46,6 +49,8 @@ ROUND_TRIP_BUCKETS: Final = (
     0.000_5, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1,
     0.15, 0.2, 0.3, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 )  # fmt: skip
+
+WAIT_BUCKETS: Final = (0.001, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 3600.0)
 
 
 class LoadMetrics:
@@ -72,6 +77,12 @@ class LoadMetrics:
             "Provider client time per call: HTTP round trip with wire encoding and decoding.",
             registry=registry,
             buckets=ROUND_TRIP_BUCKETS,
+        )
+        self.provider_waits = Histogram(
+            PROVIDER_WAITS,
+            "Waits the provider asked for (Retry-After), slept apart from the overhead.",
+            registry=registry,
+            buckets=WAIT_BUCKETS,
         )
         self.peak_rss = Gauge(
             PEAK_RSS,

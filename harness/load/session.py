@@ -86,10 +86,12 @@ class Stopwatch:
         samples: Samples,
         clock: Clock = time.perf_counter,
         on_overhead: Callable[[float], None] | None = None,
+        on_wait: Callable[[float], None] | None = None,
     ) -> None:
         self._samples = samples
         self._clock = clock
         self._on_overhead = on_overhead
+        self._on_wait = on_wait
         self._mark = clock()
         self._pending: float | None = None
         self._call_started = 0.0
@@ -119,7 +121,10 @@ class Stopwatch:
             await sleep(seconds)
         finally:
             self._mark += self._clock() - began
-            self._samples.waits.add(time.perf_counter() - wall)
+            waited = time.perf_counter() - wall
+            self._samples.waits.add(waited)
+            if self._on_wait is not None:  # Locust mode's metric (``LoadMetrics``)
+                self._on_wait(waited)
 
     def turn_finished(self) -> None:
         if self._pending is not None:
@@ -233,6 +238,7 @@ class SessionFactory:
         on_call: CallHook | None = None,
         on_turn: TurnHook | None = None,
         on_overhead: Callable[[float], None] | None = None,
+        on_wait: Callable[[float], None] | None = None,
         session_prefix: str = "load-",
         clock: Clock = time.perf_counter,
         stop: RunStop | None = None,
@@ -250,6 +256,7 @@ class SessionFactory:
         self.on_call = on_call
         self.on_turn = on_turn
         self.on_overhead = on_overhead
+        self.on_wait = on_wait
         self.session_prefix = session_prefix
         self.clock = clock  # the stopwatches' (the agents keep perf_counter for events)
         self.stop = stop
@@ -303,7 +310,9 @@ class SessionFactory:
     ) -> SessionOutcome:
         """Run session ``index`` for ``turns`` turns, or until ``deadline`` (monotonic);
         ``slot`` is the worker running it (it picks the connection pool)."""
-        watch = Stopwatch(self.samples, self.clock, on_overhead=self.on_overhead)
+        watch = Stopwatch(
+            self.samples, self.clock, on_overhead=self.on_overhead, on_wait=self.on_wait
+        )
         agent = self.agent(index, watch, slot)
         errors = 0
         for turn in range(turns):

@@ -114,6 +114,7 @@ class WorkerState:
             on_call=call,
             on_turn=on_turn,
             on_overhead=metrics.overhead.observe if metrics else None,
+            on_wait=metrics.provider_waits.observe if metrics else None,
             session_prefix=self.prefix,
         )
 

@@ -99,3 +99,43 @@ def _same_cache_and_cost(locust: dict[str, Any], asyncio_run: dict[str, Any]) ->
 def test_the_test_process_never_imported_locust() -> None:
     assert "locust" not in sys.modules
     assert "gevent" not in sys.modules
+
+
+THROTTLED = """\
+id: throttled
+title: One call in two throttled (429, Retry-After 0)
+rules: ["10"]
+providers:
+  openai.main:
+    kind: openai
+    model: gpt-test
+    context_window: 100000
+    fake:
+      script:
+        - {fault: {kind: rate_limit, retry_after: 0}}
+        - {text: "ok"}
+system_prompt: "sys"
+conversation:
+  - user: "Which planets have rings around them?"
+expect: {}
+"""
+
+
+@pytest.mark.integration
+def test_locust_mode_times_the_waits_the_provider_asked_for(tmp_path: Path) -> None:
+    """Issue 28: each 429's Retry-After wait is in the Locust summary's ``provider_waits``
+    (aggregated from the workers' histograms), one per throttled call, as in asyncio mode."""
+    scenario = tmp_path / "throttled.yaml"
+    scenario.write_text(THROTTLED, encoding="utf-8")
+    summary, stdout = _load(
+        tmp_path,
+        "locust",
+        *("--locust", "--workers", str(WORKERS), "--sessions", str(WORKERS * SHARE)),
+        *("--scenario", str(scenario), "--concurrency", "3", "--duration", "15"),
+        "--max-failed-calls", "1",
+    )  # fmt: skip
+    calls = summary["calls_by_outcome"]
+    assert calls["rate_limited"] == WORKERS * SHARE  # each session's first call
+    assert summary["provider_waits"]["samples"] == calls["rate_limited"]
+    assert summary["provider_waits"]["approximate"] is True
+    assert "provider-asked waits" in stdout

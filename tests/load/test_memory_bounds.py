@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from fakes.counting.counters import TokenCount, get_counter
 from fakes.rows import CanonicalRequest, Row
+from fakes.simulations import prefix_chain
 from fakes.simulations.caching import PrefixStore, simulate
 from fakes.simulations.prefix_chain import RowCosts
 from harness.load import build_load_fake, default_template
@@ -65,6 +66,7 @@ def test_the_load_fake_cache_is_sized_by_the_sessions_at_once() -> None:
     ``MIN_CACHE_KEYS`` (an unbounded store kept all 500) and a bounded row-cost cache."""
     provider = default_template().providers[0]
     fake = build_load_fake(provider, counting=True, sessions_at_once=2)
+    shared = len(prefix_chain._row_costs)  # the process-wide cache, which must not grow
     store = fake.cache_store
     assert store.max_keys == MIN_CACHE_KEYS
     counter = get_counter("heuristic")
@@ -76,7 +78,8 @@ def test_the_load_fake_cache_is_sized_by_the_sessions_at_once() -> None:
         simulate("openai", store, counter, request, tokens, headers=headers, now=0.0)
     assert store.key_count() == MIN_CACHE_KEYS
     assert store.row_costs is not None
-    assert len(store.row_costs) <= MIN_CACHE_KEYS * ROWS_PER_CACHE_KEY
+    assert 0 < len(store.row_costs) <= MIN_CACHE_KEYS * ROWS_PER_CACHE_KEY
+    assert len(prefix_chain._row_costs) in (shared, 0)  # untouched (or emptied elsewhere)
 
 
 def test_a_row_cost_cache_is_emptied_when_full() -> None:
