@@ -119,19 +119,27 @@ async def _compute(
             future.set_exception(error)
 
 
-def _compute_and_send(scenarios: Sequence[Scenario], sending: Connection) -> None:
+def _compute_and_send(
+    scenarios: Sequence[Scenario], receiving: Connection, sending: Connection
+) -> None:
     """In the forked process: each scenario's requests, or its error's text, in order.
-    Ctrl-C is the parent's to handle (it stops this process); its signal wake-up pipe is
-    the parent loop's, so it is let go of first."""
+    Its copy of the pipe's reading end is closed, so a send fails once the parent has
+    closed its own rather than block for ever. Ctrl-C is the parent's to handle (it stops
+    this process); its signal wake-up pipe is the parent loop's, so it is let go of."""
+    receiving.close()
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     async def each() -> None:
         for index, scenario in enumerate(scenarios):
             try:
-                sending.send((index, await reference_requests(scenario), ""))
+                message = (index, await reference_requests(scenario), "")
             except Exception as error:
-                sending.send((index, None, f"{type(error).__name__}: {error}"))
+                message = (index, None, f"{type(error).__name__}: {error}")
+            try:
+                sending.send(message)
+            except OSError:  # the parent stopped listening: nothing is waited for
+                return
 
     asyncio.run(each())
     sending.close()
@@ -152,7 +160,10 @@ class _Forked:
         sys.stdout.flush()  # else the child flushes what the parent buffered a second time
         sys.stderr.flush()
         self._process = context.Process(
-            target=_compute_and_send, args=(scenarios, sending), name="trimscope-reference"
+            target=_compute_and_send,
+            args=(scenarios, self._receiving, sending),
+            name="trimscope-reference",
+            daemon=True,  # a parent that exits without stop() ends it rather than wait
         )
         self._process.start()
         sending.close()
@@ -179,7 +190,6 @@ class _Forked:
         """Bounded: SIGTERM, then SIGKILL, then the process reaped."""
         with contextlib.suppress(ValueError, OSError):
             self._loop.remove_reader(self._receiving.fileno())
-        self._receiving.close()
         for end in (self._process.terminate, self._process.kill):
             if self._process.is_alive():
                 end()
@@ -187,3 +197,4 @@ class _Forked:
             while self._process.is_alive() and self._loop.time() < deadline:
                 await asyncio.sleep(STOP_POLL_S)
         self._process.join(0)
+        self._receiving.close()
