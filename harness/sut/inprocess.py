@@ -132,6 +132,7 @@ def _compute_and_send(
 
     async def each() -> None:
         for index, scenario in enumerate(scenarios):
+            message: tuple[int, list[tuple[Row, ...]] | None, str]
             try:
                 message = (index, await reference_requests(scenario), "")
             except Exception as error:
