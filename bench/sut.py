@@ -21,7 +21,8 @@ line on a pipe, an HTTP request or answer on loopback) cost about 1 ms of wall t
 it woke), and the battery makes ~6,300 such hops (2,050 HTTP requests, each two; the
 protocol lines). 57 % of the runtime's lines were trim ``event`` lines, now sent with the
 turn's next message in one write (``harness.sut.adapter.Adapter.hold``: 2,468 writes ->
-1,052). Wall time, not
+1,052). The comparison's in-process reference runs in a forked process (it held up
+the runtime's requests when computed in the run's loop). Wall time, not
 CPU time: the SUT run is two processes that wait on each other, which is what a user
 waits for. This is a benchmark: nothing fails.
 """
