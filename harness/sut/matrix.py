@@ -98,6 +98,7 @@ class Row_:
     version: str = ""
     judged: int = 0
     skipped: int = 0
+    side_requests: int = 0
     passed: dict[str, int] = field(default_factory=dict)
     failed: dict[str, int] = field(default_factory=dict)
     first: dict[str, Failure] = field(default_factory=dict)
@@ -183,6 +184,7 @@ def _tally(row: Row_, outcomes: Sequence[SutOutcome], sent: dict[str, list[Excha
             )
             continue
         row.judged += 1
+        row.side_requests += outcome.side_requests
         broken = {v.invariant: v for v in reversed(outcome.violations)}  # the first of each
         for invariant in INVARIANTS:
             if invariant not in broken:
@@ -264,20 +266,27 @@ def render(rows: Sequence[Row_], scenarios: int) -> str:
         " overflow ends the turn with `error`. LangChain and LiteLLM trim to"
         " `budget_tokens` (or, without one, to the whole window); the others declare no"
         " `budget` feature, so scenarios with a budget are skipped for them.",
+        "`side requests` counts the judged scenarios' requests that were not the"
+        ' conversation (a summariser\'s: `docs/sut-protocol.md`, "Side requests"); they are'
+        " checked for `tool_pairing`, `within_window` and `wire_order` only.",
         "",
-        "| runtime | configuration | version | judged | skipped | " + " | ".join(columns) + " |",
-        "| --- | --- | --- | ---: | ---: | " + " | ".join("---:" for _ in columns) + " |",
+        "| runtime | configuration | version | judged | skipped | side requests | "
+        + " | ".join(columns)
+        + " |",
+        "| --- | --- | --- | ---: | ---: | ---: | " + " | ".join("---:" for _ in columns) + " |",
     ]
     for row in rows:
         entry = row.entry
         if entry.missing is not None:
             blanks = " | ".join("-" for _ in columns)
-            out.append(f"| {entry.runtime} | {entry.config} | {entry.missing} | - | - | {blanks} |")
+            out.append(
+                f"| {entry.runtime} | {entry.config} | {entry.missing} | - | - | - | {blanks} |"
+            )
             continue
         cells = " | ".join(_cell(row, name) for name in (*INVARIANTS, *FAULTS))
         out.append(
             f"| {entry.runtime} | {entry.config} | {row.version} | {row.judged} |"
-            f" {row.skipped} | {cells} |"
+            f" {row.skipped} | {row.side_requests} | {cells} |"
         )
     out += ["", "Commands (from the repository's root):", ""]
     out += [f"- {r.entry.runtime} / {r.entry.config}: `{' '.join(r.entry.command)}`" for r in rows]

@@ -26,7 +26,7 @@ EXCERPT_CHARS: Final = 120
 """How much of an offending line a protocol error quotes."""
 
 ErrorKind: TypeAlias = Literal["overflow", "provider", "internal"]
-EventKind: TypeAlias = Literal["trim", "compaction", "recovery"]
+EventKind: TypeAlias = Literal["trim", "compaction", "recovery", "side_request"]
 Text = Annotated[str, Field(max_length=MAX_LINE_BYTES)]
 SessionId = Annotated[str, Field(min_length=1, max_length=200)]
 
