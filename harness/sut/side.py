@@ -13,9 +13,10 @@ request before it and the request
 - carries none of the rows of the session's earlier conversation requests (no system
   prompt as sent, no earlier turn, answer or tool row: a conversation request, trimmed or
   not, continues from them), nor a system row holding the session's system prompt, and
-- embeds the conversation: one of its rows holds the texts of at least
-  ``MIN_EMBEDDED_ROWS`` distinct earlier rows, a user message among them (a transcript),
-  and is none of them.
+- embeds the conversation's past, not its present: one of its rows holds the text of an
+  earlier user message of the conversation (and is not that message), and none holds the
+  current turn's own user message (a request that carries the question it is answering
+  is the conversation's).
 
 A runtime may also announce one (``{"op":"event","kind":"side_request","call":N}``, ``N``
 the 1-based request of the session): the announcement replaces the second condition,
@@ -31,10 +32,7 @@ from typing import Final
 from fakes.rows import Row
 from harness.sut.judge import Call, SessionLog
 
-MIN_EMBEDDED_ROWS: Final = 2
-"""Distinct earlier rows a row must hold to be a transcript of the conversation."""
 SIDE_REQUEST_EVENT: Final = "side_request"
-TRANSCRIPT_ROLES: Final = frozenset({"user", "assistant"})
 
 
 def reported_side_calls(events: Iterable[object]) -> frozenset[int]:
@@ -58,22 +56,22 @@ def _carries_conversation(call: Call, system: str | None, earlier: Collection[Ro
     )
 
 
-def _embeds_conversation(call: Call, texts: dict[str, str]) -> bool:
-    """Does one row of the request hold a transcript of earlier rows (``texts``: each
-    earlier user or assistant text and its role)?"""
-    for row in call.rows:
-        if row.content in texts:
-            continue
-        held = [text for text in texts if text in row.content]
-        if len(held) >= MIN_EMBEDDED_ROWS and any(texts[t] == "user" for t in held):
-            return True
-    return False
+def _embeds_the_past(call: Call, earlier_user: Collection[str], question: str) -> bool:
+    """Does one row of the request quote an earlier user message (``earlier_user``), and
+    none the turn's own ``question``?"""
+    if question and any(question in row.content for row in call.rows):
+        return False
+    return any(
+        row.content not in earlier_user and any(text in row.content for text in earlier_user)
+        for row in call.rows
+    )
 
 
 def side_requests(log: SessionLog, reported: Collection[int] = ()) -> frozenset[int]:
     """The numbers of the session's side requests (empty for most sessions)."""
     earlier: set[Row] = set()
-    texts: dict[str, str] = {}
+    earlier_user: set[str] = set()
+    questions = {turn.number: turn.text for turn in log.turns}
     candidates: set[int] = set()
     for call in log.calls:
         if (
@@ -81,13 +79,14 @@ def side_requests(log: SessionLog, reported: Collection[int] = ()) -> frozenset[
             and call.rows
             and not call.refused
             and not _carries_conversation(call, log.system, earlier)
-            and (call.number in reported or _embeds_conversation(call, texts))
+            and (
+                call.number in reported
+                or _embeds_the_past(call, earlier_user, questions.get(call.turn, ""))
+            )
         ):
             candidates.add(call.number)
             continue
         earlier.update(call.rows)
-        for row in call.rows:
-            if row.role in TRANSCRIPT_ROLES and row.content and not row.content.startswith("{"):
-                texts.setdefault(row.content, row.role)
+        earlier_user.update(r.content for r in call.rows if r.role == "user" and r.content)
     conversing = {call.turn for call in log.calls if call.number not in candidates}
     return frozenset(c.number for c in log.calls if c.number in candidates and c.turn in conversing)
