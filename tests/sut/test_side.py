@@ -4,12 +4,15 @@ conversation, and nothing a conversation request does can make it one."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes.rows import Row
+from fakes.serving.log import Exchange
 from harness.sut.judge import Call, SessionLog, Turn, judge_session
+from harness.sut.observe import findings
 from harness.sut.protocol import Event
 from harness.sut.side import reported_side_calls, side_requests
 from harness.sut.suite import JudgedSession
@@ -145,3 +148,29 @@ def test_a_side_request_without_a_transcript_counts_only_when_announced(tmp_path
         ("system_kept", 2),
         ("current_user_kept", 2),
     ]
+
+
+def _gemini(*contents: dict[str, Any]) -> Exchange:
+    return Exchange(
+        call_index=0, method="POST", path="/v1beta/models/gemini-test:generateContent",
+        request_headers={}, request_body={"contents": list(contents)}, counter="heuristic",
+        window=1000, tokens=None, outcome="reply", status=200, response_headers={},
+        response_body={"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}}]},
+    )  # fmt: skip
+
+
+def _said(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"text": text}]}
+
+
+def test_the_wire_reads_a_side_request_alone_for_its_order_only() -> None:
+    call = {"role": "model", "parts": [{"functionCall": {"name": "lookup", "args": {}}}]}
+    exchanges = [
+        _gemini(_said("user", Q1)),
+        _gemini(call, _said("user", f"Summarise:\nuser: {Q1}")),  # a call opening it: bad order
+        _gemini(_said("user", Q1), _said("model", "ok"), _said("user", Q2)),
+    ]
+    alone = {(f.call, f.kind) for f in findings("gemini", "s", exchanges, side={2})}
+    assert alone == {(2, "turn_order")}
+    together = {(f.call, f.kind) for f in findings("gemini", "s", exchanges)}
+    assert {(2, "turn_order"), (3, "compaction")} <= together
