@@ -14,7 +14,7 @@ from dataclasses import replace
 from fakes.serving.log import Exchange
 from harness.providers.overflow.classify import extended_is_overflow
 from harness.scenarios.wire_watch import as_wire_exchange
-from harness.wire import ObserverConfig, WireKind, WireObserver
+from harness.wire import ObserverConfig, WireDecodeError, WireKind, WireObserver, decode_answer
 from harness.wire.model import Finding
 
 
@@ -39,3 +39,26 @@ def findings(
         else:
             found += [replace(f, call=number) for f in observer.observe(read)]
     return found
+
+
+def final_answers(wire: WireKind, session: str, exchanges: Sequence[Exchange]) -> frozenset[int]:
+    """The 1-based numbers of the requests answered with a final answer: successful, with
+    rows, none of them a tool call (what ends a turn on the wire)."""
+    found: set[int] = set()
+    for number, exchange in enumerate(exchanges, 1):
+        read = as_wire_exchange(session, exchange)
+        if read is None or read.wire != wire or read.status is None:
+            continue
+        try:
+            answer = decode_answer(wire, read.status, read.response_body, streamed=read.streamed)
+        except WireDecodeError:
+            continue
+        if (
+            answer.error_text is None
+            and answer.rows
+            and not any(
+                row.role == "assistant" and '"tool_calls"' in row.content for row in answer.rows
+            )
+        ):
+            found.add(number)
+    return frozenset(found)

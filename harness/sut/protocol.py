@@ -139,7 +139,8 @@ class TurnError(_Message):
 
 class Event(_Message):
     """Self-reported; its other fields (``dropped_messages``, ``tokens_after``, ...) are
-    the runtime's own and kept as they came."""
+    the runtime's own and kept as they came. ``side_request`` with an integer ``call``
+    announces the session's ``call``-th request as not the conversation's."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
     op: Literal["event"] = "event"

@@ -16,7 +16,10 @@ request before it and the request
 - embeds the conversation's past, not its present: one of its rows holds the text of an
   earlier user message of the conversation (and is not that message), and none holds the
   current turn's own user message (a request that carries the question it is answering
-  is the conversation's).
+  is the conversation's) unless the wire already answered the turn: an earlier
+  conversation request of the turn carried its question and got a final answer (text, no
+  tool call; ``answered``). ADK summarises at the end of an invocation, the turn just
+  answered included.
 
 A runtime may also announce one (``{"op":"event","kind":"side_request","call":N}``, ``N``
 the 1-based request of the session): the announcement replaces the second condition,
@@ -56,10 +59,12 @@ def _carries_conversation(call: Call, system: str | None, earlier: Collection[Ro
     )
 
 
-def _embeds_the_past(call: Call, earlier_user: Collection[str], question: str) -> bool:
+def _embeds_the_past(
+    call: Call, earlier_user: Collection[str], question: str, *, answered: bool
+) -> bool:
     """Does one row of the request quote an earlier user message (``earlier_user``), and
-    none the turn's own ``question``?"""
-    if question and any(question in row.content for row in call.rows):
+    none the turn's own ``question`` (unless the turn was ``answered`` already)?"""
+    if not answered and question and any(question in row.content for row in call.rows):
         return False
     return any(
         row.content not in earlier_user and any(text in row.content for text in earlier_user)
@@ -67,11 +72,16 @@ def _embeds_the_past(call: Call, earlier_user: Collection[str], question: str) -
     )
 
 
-def side_requests(log: SessionLog, reported: Collection[int] = ()) -> frozenset[int]:
-    """The numbers of the session's side requests (empty for most sessions)."""
+def side_requests(
+    log: SessionLog, reported: Collection[int] = (), answered: Collection[int] = ()
+) -> frozenset[int]:
+    """The numbers of the session's side requests (empty for most sessions);
+    ``reported``: those the runtime announced; ``answered``: the requests whose answer
+    was final (text, no tool call)."""
     earlier: set[Row] = set()
     earlier_user: set[str] = set()
     questions = {turn.number: turn.text for turn in log.turns}
+    answered_turns: set[int] = set()
     candidates: set[int] = set()
     for call in log.calls:
         if (
@@ -81,12 +91,22 @@ def side_requests(log: SessionLog, reported: Collection[int] = ()) -> frozenset[
             and not _carries_conversation(call, log.system, earlier)
             and (
                 call.number in reported
-                or _embeds_the_past(call, earlier_user, questions.get(call.turn, ""))
+                or _embeds_the_past(
+                    call,
+                    earlier_user,
+                    questions.get(call.turn, ""),
+                    answered=call.turn in answered_turns,
+                )
             )
         ):
             candidates.add(call.number)
             continue
         earlier.update(call.rows)
         earlier_user.update(r.content for r in call.rows if r.role == "user" and r.content)
+        question = questions.get(call.turn, "")
+        if call.number in answered and any(
+            r.role == "user" and question and question in r.content for r in call.rows
+        ):
+            answered_turns.add(call.turn)
     conversing = {call.turn for call in log.calls if call.number not in candidates}
     return frozenset(c.number for c in log.calls if c.number in candidates and c.turn in conversing)

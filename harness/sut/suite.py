@@ -34,7 +34,7 @@ from harness.sut.judge import (
     judge_findings,
     judge_session,
 )
-from harness.sut.observe import findings
+from harness.sut.observe import final_answers, findings
 from harness.sut.portable import not_portable, open_message, wire_of
 from harness.sut.protocol import Open, RuntimeHello
 from harness.sut.settings import (
@@ -158,7 +158,9 @@ class SutSuite:
         exchanges = tuple(fake.log.calls())
         reports_events = worker.hello is not None and "events" in worker.hello.features
         side = side_requests(
-            session_log(item, opening, driven, exchanges), reported_side_calls(driven.events)
+            session_log(item, opening, driven, exchanges),
+            reported_side_calls(driven.events),
+            final_answers(wire_of(scenario), scenario.id, exchanges),
         )
         seen = tuple(findings(wire_of(scenario), scenario.id, exchanges, side))
         outcome = judge(

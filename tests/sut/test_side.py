@@ -3,6 +3,7 @@ conversation, and nothing a conversation request does can make it one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from fakes.rows import Row
 from fakes.serving.log import Exchange
 from harness.sut.judge import Call, SessionLog, Turn, judge_session
-from harness.sut.observe import findings
+from harness.sut.observe import final_answers, findings
 from harness.sut.protocol import Event
 from harness.sut.side import reported_side_calls, side_requests
 from harness.sut.suite import JudgedSession
@@ -174,3 +175,22 @@ def test_the_wire_reads_a_side_request_alone_for_its_order_only() -> None:
     assert alone == {(2, "turn_order")}
     together = {(f.call, f.kind) for f in findings("gemini", "s", exchanges)}
     assert {(2, "turn_order"), (3, "compaction")} <= together
+
+
+def test_a_summary_of_the_turn_just_answered_is_side_only_once_the_wire_answered_it() -> None:
+    after_answer = Row("user", f"Summarise:\nuser: {Q1}")  # ADK, at the invocation's end
+    session = log(request(1, 1, SYS, U1), request(2, 1, after_answer), request(3, 2, SYS, U2))
+    assert side_requests(session) == frozenset()  # the turn's question: the conversation
+    assert side_requests(session, answered={1}) == {2}
+    assert side_requests(session, answered={3}) == frozenset()  # turn 1 never answered
+
+
+def test_final_answers_are_successful_answers_without_a_tool_call() -> None:
+    text, calling, refused = (_gemini(_said("user", Q1)) for _ in range(3))
+    function_call = {"functionCall": {"name": "lookup", "args": {}}}
+    calling = replace(
+        calling,
+        response_body={"candidates": [{"content": {"role": "model", "parts": [function_call]}}]},
+    )
+    refused = replace(refused, status=400, response_body={"error": {"code": 400, "message": "no"}})
+    assert final_answers("gemini", "s", [text, calling, refused, text]) == {1, 4}
