@@ -54,7 +54,7 @@ def reported_side_calls(events: Iterable[object]) -> frozenset[int]:
 def _carries_conversation(call: Call, system: str | None, earlier: Collection[Row]) -> bool:
     """Does the request carry an earlier conversation row, or the system prompt?"""
     return any(
-        row in earlier or (bool(system) and row.role == "system" and system in row.content)
+        row in earlier or (row.role == "system" and system and system in row.content)
         for row in call.rows
     )
 

@@ -3,6 +3,7 @@ conversation, and nothing a conversation request does can make it one."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from fakes.serving.log import Exchange
 from harness.sut.judge import Call, SessionLog, Turn, judge_session
 from harness.sut.observe import final_answers, findings
 from harness.sut.protocol import Event
+from harness.sut.report import outcome_json, summary_table, write_junit
 from harness.sut.side import reported_side_calls, side_requests
 from harness.sut.suite import JudgedSession
 from tests.sut.summarising import run_summarising
@@ -187,10 +189,24 @@ def test_a_summary_of_the_turn_just_answered_is_side_only_once_the_wire_answered
 
 def test_final_answers_are_successful_answers_without_a_tool_call() -> None:
     text, calling, refused = (_gemini(_said("user", Q1)) for _ in range(3))
-    function_call = {"functionCall": {"name": "lookup", "args": {}}}
+    function_call: dict[str, Any] = {"functionCall": {"name": "lookup", "args": {}}}
     calling = replace(
         calling,
         response_body={"candidates": [{"content": {"role": "model", "parts": [function_call]}}]},
     )
     refused = replace(refused, status=400, response_body={"error": {"code": 400, "message": "no"}})
     assert final_answers("gemini", "s", [text, calling, refused, text]) == {1, 4}
+
+
+def test_side_requests_are_counted_in_the_json_the_junit_and_the_table(tmp_path: Path) -> None:
+    outcome = run_summarising("summarise", tmp_path)
+    assert outcome_json(outcome)["side_requests"] == 1
+    write_junit(tmp_path / "sut.xml", [outcome], [], None)
+    case = ET.parse(tmp_path / "sut.xml").getroot().find("testcase")
+    assert case is not None
+    assert [(p.get("name"), p.get("value")) for p in case.iter("property")] == [
+        ("side_requests", "1")
+    ]
+    table = summary_table([outcome], None)
+    column = next(c for c in table.columns if c.header == "side requests")
+    assert list(column.cells) == ["1"]
