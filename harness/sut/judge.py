@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
@@ -270,11 +270,24 @@ CHECKS: Final[tuple[Callable[[SessionLog], list[Violation]], ...]] = (
     session_survives_failure,
     no_trim_on_lookalike,
 )
+EVERY_REQUEST_CHECKS: Final = frozenset({tool_pairing, within_window})
+"""Checked on side requests too (``harness.sut.side``); the others read the conversation's
+requests only: a summariser's request carries no system prompt or question, and it is
+not the conversation's next request."""
 
 
-def judge_session(log: SessionLog) -> list[Violation]:
-    """Every violation of the invariants computable from the fake's log."""
-    return [violation for check in CHECKS for violation in check(log)]
+def judge_session(log: SessionLog, side: Collection[int] = ()) -> list[Violation]:
+    """Every violation of the invariants computable from the fake's log; ``side``: the
+    numbers of the session's side requests, judged by ``EVERY_REQUEST_CHECKS`` only."""
+    conversation = log
+    if side:
+        calls = tuple(call for call in log.calls if call.number not in side)
+        conversation = SessionLog(log.system, log.window, log.turns, calls)
+    return [
+        violation
+        for check in CHECKS
+        for violation in check(log if check in EVERY_REQUEST_CHECKS else conversation)
+    ]
 
 
 def judge_findings(

@@ -26,7 +26,7 @@ EXCERPT_CHARS: Final = 120
 """How much of an offending line a protocol error quotes."""
 
 ErrorKind: TypeAlias = Literal["overflow", "provider", "internal"]
-EventKind: TypeAlias = Literal["trim", "compaction", "recovery"]
+EventKind: TypeAlias = Literal["trim", "compaction", "recovery", "side_request"]
 Text = Annotated[str, Field(max_length=MAX_LINE_BYTES)]
 SessionId = Annotated[str, Field(min_length=1, max_length=200)]
 
@@ -139,7 +139,8 @@ class TurnError(_Message):
 
 class Event(_Message):
     """Self-reported; its other fields (``dropped_messages``, ``tokens_after``, ...) are
-    the runtime's own and kept as they came."""
+    the runtime's own and kept as they came. ``side_request`` with an integer ``call``
+    announces the session's ``call``-th request as not the conversation's."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
     op: Literal["event"] = "event"

@@ -2,7 +2,8 @@
 
 The JSON is ``{"sut": {"name", "version"}, "interrupted": SIGNAL|null, "scenarios": [{"id",
 "verdict", "violations": [{"invariant", "call", "detail"}], "skipped_reason", "detail",
-"requests", "identical_to_reference", "reference_requests", "overflows", "trims"}],
+"requests", "identical_to_reference", "reference_requests", "overflows", "trims",
+"side_requests"}],
 "not_run": [ids]}``; both files are written atomically, marked when a signal stopped the
 run.
 """
@@ -44,6 +45,7 @@ def outcome_json(outcome: SutOutcome) -> dict[str, object]:
         "reference_requests": outcome.reference_requests,
         "overflows": outcome.overflows,
         "trims": outcome.trims,
+        "side_requests": outcome.side_requests,
         "duration_s": round(outcome.duration_s, 3),
     }
 
@@ -100,6 +102,9 @@ def write_junit(
             file=names.file(o.path),
             time=f"{o.duration_s:.3f}",
         )
+        if o.side_requests:  # judged apart from the conversation: say how many
+            properties = ET.SubElement(case, "properties")
+            ET.SubElement(properties, "property", name="side_requests", value=str(o.side_requests))
         if o.verdict == "SKIP":
             ET.SubElement(case, "skipped", message=o.skipped_reason or "")
         elif o.verdict == "FAIL":
@@ -130,7 +135,16 @@ def summary_table(outcomes: Sequence[SutOutcome], interrupted: str | None) -> Ta
     title = "runtime under test" + (f" (interrupted by {interrupted})" if interrupted else "")
     caption = ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if counts[v])
     table = Table(title=title, caption=caption or "no scenario finished")
-    for column in ("scenario", "verdict", "requests", "same as ref", "overflows", "trims", "why"):
+    for column in (
+        "scenario",
+        "verdict",
+        "requests",
+        "same as ref",
+        "overflows",
+        "trims",
+        "side requests",
+        "why",
+    ):
         table.add_column(column)
     for o in outcomes:
         if o.verdict == "SKIP":
@@ -143,6 +157,7 @@ def summary_table(outcomes: Sequence[SutOutcome], interrupted: str | None) -> Ta
             f"{o.identical}/{o.reference_requests}",
             str(o.overflows),
             str(o.trims),
+            str(o.side_requests),
             _case_message(o),
         )
     return table

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -34,7 +34,7 @@ from harness.sut.judge import (
     judge_findings,
     judge_session,
 )
-from harness.sut.observe import findings
+from harness.sut.observe import final_answers, findings
 from harness.sut.portable import not_portable, open_message, wire_of
 from harness.sut.protocol import Open, RuntimeHello
 from harness.sut.settings import (
@@ -42,6 +42,7 @@ from harness.sut.settings import (
     DEFAULT_SCENARIO_TIMEOUT_S,
     DEFAULT_WORKERS,
 )
+from harness.sut.side import reported_side_calls, side_requests
 from harness.sut.worker import Worker
 from harness.wire.model import Finding
 
@@ -62,6 +63,8 @@ class SutOutcome:
     overflows: int = 0
     trims: int = 0
     duration_s: float = 0.0
+    side_requests: int = 0
+    """Requests judged apart from the conversation (a summariser's: ``harness.sut.side``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,10 +157,16 @@ class SutSuite:
         expected = [] if self.references is None else await _settled(self.references.expected(item))
         exchanges = tuple(fake.log.calls())
         reports_events = worker.hello is not None and "events" in worker.hello.features
-        seen = tuple(findings(wire_of(scenario), scenario.id, exchanges))
-        outcome = judge(
-            item, opening, driven, exchanges, expected, seen=seen, reports_events=reports_events
+        side = side_requests(
+            session_log(item, opening, driven, exchanges),
+            reported_side_calls(driven.events),
+            final_answers(wire_of(scenario), scenario.id, exchanges),
         )
+        seen = tuple(findings(wire_of(scenario), scenario.id, exchanges, side))
+        outcome = judge(
+            item, opening, driven, exchanges, expected,
+            seen=seen, reports_events=reports_events, side=side,
+        )  # fmt: skip
         outcome = replace(outcome, duration_s=time.perf_counter() - started)
         for observer in self.observers:
             observer(JudgedSession(item, opening, driven, exchanges, outcome, seen))
@@ -173,17 +182,17 @@ def judge(
     *,
     seen: Sequence[Finding],
     reports_events: bool,
+    side: Collection[int] = (),
 ) -> SutOutcome:
-    """The verdict from the fake's log and the wire's findings of it (pure)."""
+    """The verdict from the fake's log and the wire's findings of it (pure); ``side``:
+    the numbers of the session's side requests (``harness.sut.side``)."""
     scenario = item.scenario
-    calls = tuple(
-        Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status,
-             refused=e.detail if not e.rows and e.status >= ERROR_STATUS else "")
-        for n, (e, turn) in enumerate(zip(exchanges, driven.turn_of_call, strict=False), 1)
-    )  # fmt: skip
-    log = SessionLog(scenario.system_prompt, opening.context_window, tuple(driven.turns), calls)
+    log = session_log(item, opening, driven, exchanges)
+    calls = log.calls
     trims = sum(event.kind == "trim" for event in driven.events)
-    violations = judge_session(log) + judge_findings(seen, trims, reports_events=reports_events)
+    violations = judge_session(log, side) + judge_findings(
+        seen, trims, reports_events=reports_events
+    )
     return SutOutcome(
         item.path,
         scenario.id,
@@ -194,7 +203,22 @@ def judge(
         reference_requests=len(expected),
         overflows=sum(c.outcome == "overflow" for c in calls),
         trims=max(trims, sum(f.kind == "trim" for f in seen)),
+        side_requests=len(side),
     )
+
+
+def session_log(
+    item: LoadedScenario, opening: Open, driven: Driven, exchanges: Sequence[Exchange]
+) -> SessionLog:
+    """What the judge reads of a session: each request with its turn, the turns, the
+    window told and the system prompt."""
+    calls = tuple(
+        Call(n, turn, e.rows, e.tokens.total if e.tokens else None, e.outcome, e.status,
+             refused=e.detail if not e.rows and e.status >= ERROR_STATUS else "")
+        for n, (e, turn) in enumerate(zip(exchanges, driven.turn_of_call, strict=False), 1)
+    )  # fmt: skip
+    system = item.scenario.system_prompt
+    return SessionLog(system, opening.context_window, tuple(driven.turns), calls)
 
 
 async def _settled(expected: asyncio.Future[list[tuple[Row, ...]]]) -> list[tuple[Row, ...]]:
