@@ -107,7 +107,7 @@ def test_a_served_fake_keeps_only_its_last_exchanges() -> None:
             with httpx.Client(base_url=url, timeout=10.0) as client:
                 for _ in range(SERVED_EXCHANGES + extra):
                     client.post("/v1/chat/completions", json=BODY).raise_for_status()
-        except BaseException as error:  # noqa: BLE001 - reported by the test below
+        except BaseException as error:  # reported by the test below
             failures.append(error)
         finally:
             os.kill(os.getpid(), signal.SIGTERM)  # serve_forever's own stop
