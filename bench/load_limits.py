@@ -129,7 +129,7 @@ def chain_cost_us() -> float:
         for _ in range(CHAIN_REQUESTS)
     ]
     counter, store = get_counter("heuristic"), PrefixStore()
-    tokens = TokenCount(counter.count_rows(requests[0].rows), 0)
+    tokens = TokenCount(counter.count_rows(requests[0].rows), counter.count_tools(tools))
     began = time.process_time()
     for i, request in enumerate(requests):
         headers = {"x-trimscope-load-session": f"s{i % 20}"}

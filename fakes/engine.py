@@ -28,7 +28,6 @@ from fakes.counting.counters import (
     CounterName,
     TokenCount,
     TokenCounter,
-    count_request,
     get_counter,
 )
 from fakes.engine_rules import STREAMING_WIRES, BodyIds, body_numbers, exceeds, stream_media
@@ -45,6 +44,7 @@ from fakes.serving.faults import fault_answer, shape, with_drawn_fault
 from fakes.serving.log import Outcome, RequestLog
 from fakes.serving.request_checks import check_request
 from fakes.simulations import caching as prompt_cache
+from fakes.simulations.prefix_chain import counted_rows
 from fakes.simulations.provider_side import (
     DEFAULT_PROVIDER_SIDE,
     Edited,
@@ -171,8 +171,9 @@ class FakeProvider:
         num_ctx = request.options.get("num_ctx") if request else None
         return num_ctx if isinstance(num_ctx, int) else self.model.context_window
 
-    def count(self, request: CanonicalRequest) -> TokenCount:
-        return count_request(self.counter, request)
+    def count(self, request: CanonicalRequest) -> TokenCount:  # row costs kept for the chain
+        rows = counted_rows(self.counter, request.rows, self.cache_store.row_costs)
+        return TokenCount(rows, self.counter.count_tools(request.tools))
 
     def wire(self, name: WireName) -> WireFormat:
         return wire_for(name, self.profile.flavor)

@@ -50,6 +50,9 @@ INTERNAL_ERRORS = {
     # load/transport.drive: a coroutine awaited an event loop that drive() does not run;
     # a programming error, like an AssertionError.
     "harness.load.transport.SuspendedError",
+    # load/transport: a greenlet's kill (Locust stopping a user) as the cancellation the
+    # agent counts; drive() re-raises the kill itself, so it never leaves the bridge.
+    "harness.load.transport.Killed",
     # runtime/messages: serde_json's refusal of NaN/Infinity inside the JSON decoder;
     # caught by the row parser, which reads the row as not JSON.
     "harness.runtime.messages._NotJson",

@@ -62,6 +62,14 @@ class TokenCounter(Protocol):
     @property
     def name(self) -> CounterName: ...
 
+    @property
+    def request_priming(self) -> int | None:
+        """``p`` when ``count_rows(rows)`` is the sum of ``count_rows((row,))`` over the
+        rows less ``p × (len(rows) − 1)`` (each row's own cost, and ``p`` once per
+        request), so a count can be made of cached row costs; ``None`` when a row's cost
+        depends on the others (the estimate's current turn)."""
+        ...
+
     def count_rows(self, rows: Sequence[Row]) -> int: ...
 
     def count_tools(self, tools: Sequence[ToolSchema]) -> int: ...
@@ -74,6 +82,10 @@ class HeuristicCounter:
     """The runtime's estimate, byte for byte (docs/contract.md §5)."""
 
     name: CounterName = "heuristic"
+
+    @property
+    def request_priming(self) -> int | None:
+        return None  # a row's cost depends on whether it is in the current turn
 
     def count_rows(self, rows: Sequence[Row]) -> int:
         return estimate.estimate_rows(rows)
@@ -91,6 +103,10 @@ class ProviderCounter:
     (``fakes.counting.tokenizer``)."""
 
     name: CounterName = "provider"
+
+    @property
+    def request_priming(self) -> int | None:
+        return tokenizer.REPLY_PRIMING
 
     def count_rows(self, rows: Sequence[Row]) -> int:
         return tokenizer.count_rows(rows)

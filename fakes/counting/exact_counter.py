@@ -93,6 +93,10 @@ class ExactCounter:
     def count_text(self, text: str) -> int:
         return len(self.encode(text))
 
+    @property
+    def request_priming(self) -> int | None:
+        return REPLY_PRIMING
+
     def _row(self, row: Row) -> int:
         text, images = row.content, 0
         if row.role == "user" and not is_prompt_carrier(row.content):

@@ -32,6 +32,7 @@ from respx.handlers import AsyncTransportHandler
 from fakes.engine import FakeProvider
 from fakes.serving.answer import StreamDropped
 from fakes.serving.app import build_app
+from fakes.serving.log import SERVED_EXCHANGES
 
 if TYPE_CHECKING:
     import uvicorn
@@ -215,7 +216,10 @@ def serve_forever(
 
     uvicorn catches both signals and re-raises them after its graceful shutdown; handlers
     installed here beforehand turn that re-raise into a plain return (exit status 0).
+    A fake's log keeps only its last ``SERVED_EXCHANGES`` from then on (``fakes.serving.log``).
     """
+    if isinstance(fake, FakeProvider):
+        fake.log.keep_last(SERVED_EXCHANGES)
     sock = _bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     server = _announcing_server(

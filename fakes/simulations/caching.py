@@ -352,7 +352,7 @@ def simulate(
     if policy is None:
         return NO_CACHE
     model = request.model
-    chain = prefixes(counter, request, tokens.total, store.row_costs)
+    chain = prefixes(counter, request, tokens.total, store.row_costs, tokens.tools)
     key = (cache_key(request, headers), model)
     return policy(store, CacheRequest(key, chain, model, now, breakpoints_of(request)))
 

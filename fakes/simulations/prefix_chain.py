@@ -63,20 +63,39 @@ _row_costs = RowCosts()
 """The default cache of ``prefixes`` (a store may bring its own, ``PrefixStore.row_costs``)."""
 
 
+def counted_rows(counter: TokenCounter, rows: Sequence[Row], costs: RowCosts | None) -> int:
+    """``counter.count_rows(rows)``, made of the cached row costs where the counter allows
+    it (``TokenCounter.request_priming``): the fake counts each request whole, then its
+    prefix chain needs each row's cost; tokenizing every row for the count, then each new
+    row again for the chain, was most of what caching cost a load fake (issue 28). The
+    same number either way (tests/fakes/test_row_cost_count.py checks it on random rows)."""
+    priming = counter.request_priming
+    if priming is None or not rows:
+        return counter.count_rows(rows)
+    table = _row_costs if costs is None else costs
+    return sum(table.of(counter, rows)) - priming * (len(rows) - 1)
+
+
 UNCOUNTED_BLOCKS_OPTION: Final = "uncounted_blocks"
 """``CanonicalRequest.options`` key: by boundary, blocks a row's message carried that are
 not rows (Anthropic thinking): part of the cached prefix, never of the count."""
 
 
 def prefixes(
-    counter: TokenCounter, request: CanonicalRequest, total: int, costs: RowCosts | None = None
+    counter: TokenCounter,
+    request: CanonicalRequest,
+    total: int,
+    costs: RowCosts | None = None,
+    tools: int | None = None,
 ) -> tuple[Prefix, ...]:
     """Every boundary of ``request``: digest chain and cumulative tokens (capped by
     ``total``, the request's own count, which the last boundary reaches exactly). Blocks
     that are not rows (``UNCOUNTED_BLOCKS_OPTION``) enter the digest at their row's
-    boundary, so clearing them is a miss from there on. ``costs``: the row-cost cache."""
+    boundary, so clearing them is a miss from there on. ``costs``: the row-cost cache;
+    ``tools``: the tools' count when the caller has it (else counted again)."""
     rows = request.rows
-    tools = counter.count_tools(request.tools)
+    if tools is None:
+        tools = counter.count_tools(request.tools)
     schemas = tuple((t.name, t.description, repr(t.parameters)) for t in request.tools)
     digest = hash(("tools", schemas))
     out = [Prefix(0, digest, min(tools, total))]

@@ -179,6 +179,11 @@ class ServerStats:
     counter: str
     """The counter behind the fake's token counts, as the fake used it (``counter_label``
     of its ``TokenCounter.name``: ``o200k_base (exact)``, ``heuristic (estimate: ...)``)."""
+    unanswered: int = 0
+    """Generation requests the fake read and numbered but stopped before answering (a
+    call in flight at a signal, held by its latency past the server's graceful stop):
+    counted in ``generation_requests``, in no outcome. The harness counts them
+    ``cancelled``, so the two agree to the call (issue 28)."""
 
     @classmethod
     def from_fake(
@@ -194,5 +199,16 @@ class ServerStats:
             outcomes = dict(Counter(e.outcome for e in entries))
             statuses = {str(k): v for k, v in Counter(e.status for e in entries).items()}
             total, generation = len(entries), len(log.calls())
+        unanswered = max(0, fake.calls_taken - generation)
         counter = counter_label(fake.counter.name)
-        return cls(ref, total, generation, outcomes, statuses, cpu_s, peak_rss_mb, counter)
+        return cls(
+            ref,
+            total + unanswered,
+            generation + unanswered,
+            outcomes,
+            statuses,
+            cpu_s,
+            peak_rss_mb,
+            counter,
+            unanswered,
+        )

@@ -261,13 +261,18 @@ def _stopped(s: LoadSummary) -> str:
     return f"{s.stopped_by} after {s.elapsed_s:,.2f} s"
 
 
+def _unanswered(count: int) -> str:
+    return f", {count:,} unanswered: stopped first" if count else ""
+
+
 def _server_rows(s: LoadSummary) -> list[tuple[str, str]]:
     """Each fake server's line, and a line for each that died."""
     rows = [
         (
             f"fake {server.ref}",
-            f"{server.generation_requests:,} requests ({_counts(server.outcomes)}),"
-            f" CPU {server.cpu_s:,.2f} s, peak RSS {server.peak_rss_mb:,.1f} MiB;"
+            f"{server.generation_requests:,} requests ({_counts(server.outcomes)}"
+            f"{_unanswered(server.unanswered)}), CPU {server.cpu_s:,.2f} s,"
+            f" peak RSS {server.peak_rss_mb:,.1f} MiB;"
             f" counter {server.counter}",
         )
         for server in s.servers

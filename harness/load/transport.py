@@ -17,14 +17,24 @@ an asyncio event loop cannot run in several greenlets of one thread. The bridge 
 request through a *synchronous* httpx transport (whose sockets gevent has patched, so a
 blocking read yields to the other greenlets) and returns without ever suspending, so
 ``drive`` runs a whole agent turn as a plain call, with no event loop at all.
+
+**A killed greenlet** (Locust stopping a user that outlived ``--stop-timeout``) gets
+``GreenletExit``, a ``BaseException`` the agent does not know, most often inside a
+provider call: the call, which the fake server has read and counts, was lost to the
+summary and the metrics (issue 28: 90 calls summarised, 96 served). ``cancelled_when_killed``
+turns such an exception into ``Killed``, an ``asyncio.CancelledError``, so the agent counts
+the call and the turn ``cancelled`` as under asyncio; ``drive`` re-raises the original
+exception once the coroutine has unwound, so the greenlet still dies of its kill.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import math
 import ssl
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any, Final, TypeVar
 
 import httpx
@@ -78,6 +88,10 @@ class InlineSyncTransport(httpx.AsyncBaseTransport):
         self._transport = transport
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        with cancelled_when_killed():
+            return await self._send(request)
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
         sync_request = httpx.Request(
             request.method,
@@ -105,16 +119,41 @@ class InlineSyncTransport(httpx.AsyncBaseTransport):
         self._transport.close()
 
 
+class Killed(asyncio.CancelledError):
+    """What a coroutine driven by ``drive`` unwinds with when its greenlet is killed;
+    ``original`` is the kill (``GreenletExit``), which ``drive`` raises again."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(type(original).__name__)
+        self.original = original
+
+
+@contextlib.contextmanager
+def cancelled_when_killed() -> Iterator[None]:
+    """Around a blocking step of a driven coroutine (I/O, a sleep): a ``BaseException``
+    that is neither an ``Exception`` nor a cancellation (a greenlet's kill) becomes
+    ``Killed``, so the agent counts what it was doing as cancelled."""
+    try:
+        yield
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as kill:
+        raise Killed(kill) from kill
+
+
 class SuspendedError(HarnessError, RuntimeError):
     """A driven coroutine awaited something that needs an event loop."""
 
 
 def drive(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never suspends (its I/O is synchronous) to completion."""
+    """Run a coroutine that never suspends (its I/O is synchronous) to completion; one
+    that unwound from a kill (``Killed``) raises the kill itself."""
     try:
         awaited = coroutine.send(None)
     except StopIteration as done:
         result: T = done.value
         return result
+    except Killed as killed:
+        raise killed.original from None
     coroutine.close()
     raise SuspendedError(f"the coroutine awaited {awaited!r}; drive() runs no event loop")

@@ -34,7 +34,7 @@ from harness.load.server import FakeServers, peak_rss_mb
 from harness.load.session import CallHook, Samples, SessionFactory, TurnHook
 from harness.load.tally import LoadTally
 from harness.load.template import LoadPlan, read_plan, write_plan
-from harness.load.transport import InlineSyncTransport, drive
+from harness.load.transport import InlineSyncTransport, cancelled_when_killed, drive
 from harness.telemetry import PrometheusObserver, multiprocess_enabled
 
 PLAN_ENV: Final = "TRIMSCOPE_LOAD_PLAN"
@@ -42,8 +42,10 @@ PLAN_ENV: Final = "TRIMSCOPE_LOAD_PLAN"
 
 async def blocking_sleep(seconds: float) -> None:
     """The agent's rate-limit wait in a worker: ``time.sleep``, which gevent has patched,
-    so it yields to the other users instead of needing an event loop."""
-    time.sleep(seconds)
+    so it yields to the other users instead of needing an event loop. A kill meanwhile
+    cancels the turn (``cancelled_when_killed``)."""
+    with cancelled_when_killed():
+        time.sleep(seconds)
 
 
 class WorkerState:

@@ -51,11 +51,17 @@ def test_the_fake_servers_cpu_is_shown_beside_the_benchs_and_summed() -> None:
     runs = {
         "baseline": [Measured(1000, 1.0, 0.7, fake_cpu_s=1.2)],
         "harness": [Measured(1000, 1.2, 1.0, fake_cpu_s=1.3)],
+        "nocache": [Measured(1000, 1.1, 1.0, fake_cpu_s=1.0)],
     }
-    fake, both = fake_cpu_rows(runs)
+    fake, both, caching = fake_cpu_rows(runs)
     assert fake[1] == "1.200 / 1.300 ms"
     assert both[0].endswith("(2.300 / 1.900 ms)")
     assert both[1] == "+21.1%"  # 2.3 / 1.9 - 1
+    # the fake's own cost of caching (issue 28), by CPU: 1.3 / 1.0 - 1
+    assert caching == [
+        "fake server CPU per call, caching on ÷ off − 1 (1.300 / 1.000 ms)",
+        "+30.0%",
+    ]
     runs["harness"] = [Measured(1000, 1.2, 1.0)]  # unreadable: said, not guessed
     assert fake_cpu_rows(runs) == [
         ["fake server CPU per call (bare loop / harness)", "n/a (no /proc)"]

@@ -34,6 +34,7 @@ from harness.load.session import Samples, TimedClient
 from harness.load.tally import IGNORED, LoadTally
 from harness.load.transport import (
     InlineSyncTransport,
+    Killed,
     ShardedTransport,
     SuspendedError,
     drive,
@@ -147,6 +148,33 @@ def test_inline_sync_transport_answers_an_async_client_without_a_loop() -> None:
     client = httpx.AsyncClient(transport=InlineSyncTransport(sync))
     response = drive(client.post("http://fake.test/x", content=b"hello"))
     assert response.json() == {"echo": "hello"}
+    drive(client.aclose())
+
+
+class _Kill(BaseException):
+    """Stands in for gevent's ``GreenletExit`` (a ``BaseException``, not an error)."""
+
+
+def test_a_kill_inside_a_request_unwinds_the_agent_as_cancelled_then_is_raised() -> None:
+    """Issue 28: a user killed by Locust inside a call; the coroutine sees a cancellation
+    (the agent counts the call ``cancelled``), and ``drive`` raises the kill itself."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise _Kill
+
+    client = httpx.AsyncClient(transport=InlineSyncTransport(httpx.MockTransport(handler)))
+    seen: list[type[BaseException]] = []
+
+    async def call() -> None:
+        try:
+            await client.post("http://fake.test/x")
+        except asyncio.CancelledError as cancelled:
+            seen.append(type(cancelled))
+            raise
+
+    with pytest.raises(_Kill):
+        drive(call())
+    assert seen == [Killed]
     drive(client.aclose())
 
 
