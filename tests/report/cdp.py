@@ -17,10 +17,12 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import signal
 import socket
 import struct
 import subprocess
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -202,6 +204,14 @@ class DevTools:
         return [e["params"] for e in self.events if e.get("method") == method]
 
 
+def _short_temp() -> str:
+    """A temp folder of the browser's own, removed when it is closed: Chromium puts its
+    singleton socket folder (``org.chromium.Chromium.*``) in ``TMPDIR`` and leaves it there
+    when a signal ends it. Short, because a socket's path is limited to 107 bytes (under a
+    pytest ``tmp_path`` Chromium aborts)."""
+    return tempfile.mkdtemp(prefix="trimscope-chromium-")
+
+
 class Chromium:
     """A headless Chromium with DevTools on loopback; use as a context manager."""
 
@@ -209,6 +219,7 @@ class Chromium:
         self.deadline = deadline
         self._profile = profile
         self._log = log.open("wb")
+        self._temp = _short_temp()
         self._process = subprocess.Popen(
             [
                 binary,
@@ -220,6 +231,7 @@ class Chromium:
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=self._log,
+            env={**os.environ, "TMPDIR": self._temp},
             start_new_session=True,  # its helpers share one process group, ended in close()
         )
 
@@ -259,10 +271,21 @@ class Chromium:
                     os.killpg(self._process.pid, signal.SIGKILL)
                 self._process.wait(timeout=3)
         self._log.close()
+        shutil.rmtree(self._temp, ignore_errors=True)
 
 
 def screenshot(binary: str, url: str, target: Path, profile: Path, timeout: float) -> None:
     """Chromium's own ``--screenshot`` of ``url`` into ``target`` (PNG)."""
+    temp = _short_temp()
+    try:
+        _screenshot(binary, url, target, profile, timeout, {**os.environ, "TMPDIR": temp})
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _screenshot(
+    binary: str, url: str, target: Path, profile: Path, timeout: float, env: dict[str, str]
+) -> None:
     process = subprocess.Popen(
         [
             binary,
@@ -275,6 +298,7 @@ def screenshot(binary: str, url: str, target: Path, profile: Path, timeout: floa
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env=env,
         start_new_session=True,
     )
     try:

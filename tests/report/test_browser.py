@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import struct
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -114,8 +115,13 @@ def _png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+def _chromium_leftovers() -> set[str]:
+    return {p.name for p in Path(tempfile.gettempdir()).glob("org.chromium.Chromium.*")}
+
+
 def test_the_report_renders_in_chromium_without_errors(report: Path, tmp_path: Path) -> None:
     binary = _chromium()
+    leftovers_before = _chromium_leftovers()
     deadline = time.monotonic() + DEADLINE_S
     url = report.resolve().as_uri()
     with Chromium(binary, tmp_path / "profile", tmp_path / "chromium.log", deadline) as browser:
@@ -151,3 +157,5 @@ def test_the_report_renders_in_chromium_without_errors(report: Path, tmp_path: P
     screenshot(binary, url, png, tmp_path / "profile-shot", timeout=max(remaining, 1.0))
     assert _png_size(png) == (1280, 1800)
     assert png.stat().st_size > 20_000  # charts and tables, not a blank page
+    # no temp folder outlives the browsers: Chromium's own went under tmp_path
+    assert _chromium_leftovers() - leftovers_before == set()
