@@ -19,6 +19,7 @@ OUTSIDE_THE_TREE = {
     ("harness.interrupt", "Interrupted"),  # BaseException, like KeyboardInterrupt
     ("harness.sut.adapter", "Unsupported"),  # the adapter file imports nothing of ours
     ("harness.sut.adapter", "TurnFailed"),
+    ("harness.load.transport", "Killed"),  # a cancellation (CancelledError), not a failure
 }
 # Importing Locust's entry point monkey-patches the whole process with gevent: it is read,
 # not imported, and must define no exception.

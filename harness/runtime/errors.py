@@ -46,7 +46,9 @@ class HarnessError(Exception):
     Outside it, on purpose: ``harness.interrupt.Interrupted`` derives from
     ``BaseException`` (like ``KeyboardInterrupt``, so no ``except Exception`` swallows a
     signal); ``harness.sut.adapter``'s ``Unsupported`` and ``TurnFailed`` live in a file an
-    adapter copies into its own venv, which imports nothing of trimscope; classes whose
+    adapter copies into its own venv, which imports nothing of trimscope;
+    ``harness.load.transport.Killed`` is a cancellation (``asyncio.CancelledError``: a
+    Locust user killed mid-call unwinds as one, so the call is counted cancelled); classes whose
     name starts with ``_`` never leave their module. ``fakes`` has its own errors and
     never imports ``harness``.
     """
