@@ -40,10 +40,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bench.timing import table
 from fakes.scripting.fault_rates import RATE_KINDS, FaultRates, RateKind
+from harness.cli.load_options import MAX_CONCURRENCY, MAX_SESSIONS  # load's own bounds
 from harness.telemetry import names as n
 
 DEFAULT_SESSIONS, DEFAULT_CONCURRENCY = 10_000, 50
-MAX_SESSIONS, MAX_CONCURRENCY = 1_000_000, 2_000  # ``trimscope load``'s own bounds
 REQUEST_TIMEOUT_S = 5.0
 """A drawn hang outlasts it (``FAULTS.hang_seconds``), so each hang is a ``timeout``; an
 answered call on a busy 2-core machine stays well inside it (at 1 s, 6 calls of 30,915
